@@ -12,9 +12,9 @@ import ember
 from ember._core import BY_LOOP, MISSING, NOT_DIFFERENTIABLE, Family, batch_rules, jvp_rules
 from ember._core.primitive import ByParam, loop_reasons
 from ember.ops.copy import COPY, clone_p
-from ember.ops.creation import factory_p
 from ember.ops.device_copy import to_device_p
 from ember.ops.dtype_views import as_complex_fn, dtype_fn, reinterpret_p
+from ember.ops.factories import factory_p
 from ember.ops.fill import FILL_, FILL_TENSOR, ZERO, fill_p
 from ember.ops.inplace_view import copy_slices_geom, copy_slices_p
 from ember.ops.join import flip_p, repeat_p, roll_p

@@ -1,6 +1,7 @@
 """csrc/activation.c (ReLU and threshold_backward, its derivative) against the NumPy twins
-of ops/activation.py and against torch: selects, no arithmetic, so bit for bit (ReLU passes
-NaN and -0.0; NaN x keeps g; a dropped gradient is +0.0, whatever its sign or NaN-ness)."""
+of ops/activation.py and ops/activation_backward.py and against torch: selects, no
+arithmetic, so bit for bit (ReLU passes NaN and -0.0; NaN x keeps g; a dropped gradient is
++0.0, whatever its sign or NaN-ness)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import torch
 
 import ember
 from ember import native
-from ember.ops import activation
+from ember.ops import activation, activation_backward
 from ember.ops.activation import relu_p, threshold_backward_p
 from native._differential import assert_bits, layouts, threads, with_specials
 
@@ -25,6 +26,7 @@ def _small_arrays_native_too(monkeypatch):
     """Eager calls send arrays under `_NATIVE_MIN` elements to NumPy; here the C kernel
     takes every size."""
     monkeypatch.setattr(activation, "_NATIVE_MIN", 0)
+    monkeypatch.setattr(activation_backward, "_NATIVE_MIN", 0)
 
 
 def _run(g, x, threshold):

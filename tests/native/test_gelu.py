@@ -1,5 +1,5 @@
 """csrc/gelu.h's GELU and its derivative (one C pass each, eager's native kernels and
-compiled programs' fused loops alike) against the NumPy bodies of ops/activation.py: the
+compiled programs' fused loops alike) against the NumPy bodies of ops/gelu.py: the
 same float32 operations in the same order with ember_math.h's exp for NumPy's, so within a
 few ulps (special values, subnormals, the tails where exp underflows, sizes that split over
 threads: the same value classes everywhere), and eager's native results bit for bit those
@@ -12,7 +12,7 @@ import pytest
 
 import ember
 from ember import native
-from ember.ops import activation as act
+from ember.ops import gelu as act
 from native._differential import assert_bits, threads
 
 from helpers import assert_ulp

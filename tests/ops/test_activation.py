@@ -360,3 +360,95 @@ def test_complex_parameter_with_zero_imaginary_part_is_its_real_part():
             L.nn.functional.celu(L.tensor([-0.0, 2.0]), alpha=2 + 0j).tolist())
            for L in (ember, torch)]
     assert got[0] == got[1]
+
+
+# threshold reads its threshold as its kernel computes (float32 for 16-bit floats: 1e6 is
+# no overflow there; a C int for integers: -1.5 is -1, and -1 wraps into uint8), its value
+# in the input's own type; `x <= threshold ? value : x`, so a NaN x or threshold keeps x.
+THRESHOLD_FORMS = {
+    "F.threshold": lambda L, x, t, v: L.nn.functional.threshold(x, t, v),
+    "F.threshold_": lambda L, x, t, v: L.nn.functional.threshold_(x.clone(), t, v),
+    "nn.Threshold": lambda L, x, t, v: L.nn.Threshold(t, v)(x),
+    "torch.threshold": lambda L, x, t, v: L.threshold(x, t, v),
+}
+THRESHOLDS = [1e6, 1e39, -1.5, 1.7, 0.09997, float("nan"), 1j, 1 + 0j, True, -1, 2 ** 63,
+              2 ** 70]
+
+
+def test_threshold_reads_its_arguments_as_torchs_kernel():
+    values = [0.0999755859375, float("nan"), -2.0, 1.0, 3.0]
+    for dname in ("float16", "bfloat16", "float32", "float64", "int32", "int8", "uint8"):
+        for t in THRESHOLDS:
+            for v in (5.0, 1e6, -1):
+                for fname, form in THRESHOLD_FORMS.items():
+                    got = []
+                    for L in (ember, torch):
+                        d = getattr(L, dname)
+                        x = L.tensor(values if d.is_floating_point else [-2, 0, 1, 3], dtype=d)
+                        try:
+                            got.append(form(L, x, t, v).double().tolist())
+                        except (RuntimeError, OverflowError) as exc:
+                            got.append((type(exc).__name__, str(exc)))
+                    # (NaN != NaN: compare the lists' reprs)
+                    assert repr(got[0]) == repr(got[1]), (dname, t, v, fname, got)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_threshold_gradient_compares_as_the_forward(dtype):
+    """threshold_backward compares x with the threshold as the forward does (in float32 for
+    16-bit inputs), so a 16-bit x just above a threshold that rounds onto it keeps g."""
+    grads = []
+    for L in (ember, torch):
+        x = L.tensor([0.0999755859375, 0.5, float("nan"), -1.0],
+                     dtype=getattr(L, dtype)).requires_grad_()
+        L.nn.functional.threshold(x, 0.09997, 5.0).sum().backward()
+        grads.append(repr(x.grad.double().tolist()))
+    assert grads[0] == grads[1]
+
+
+# Python ints past uint64 fit no Scalar: each activation's number argument is refused as
+# torch's parser refuses it (an OverflowError), whatever the input's dtype; a non-finite
+# rrelu bound is refused by rrelu itself.
+BIG_INT_PARAM = {
+    "elu": lambda L, x, v: L.nn.functional.elu(x, v),
+    "celu": lambda L, x, v: L.nn.functional.celu(x, v),
+    "leaky_relu": lambda L, x, v: L.nn.functional.leaky_relu(x, v),
+    "softplus beta": lambda L, x, v: L.nn.functional.softplus(x, v),
+    "softplus threshold": lambda L, x, v: L.nn.functional.softplus(x, 1.0, v),
+    "rrelu": lambda L, x, v: L.nn.functional.rrelu(x, v, v),
+    "softshrink": lambda L, x, v: L.nn.functional.softshrink(x, v),
+    "threshold": lambda L, x, v: L.nn.functional.threshold(x, v, 0.0),
+}
+
+
+def test_number_arguments_past_uint64_and_non_finite_rrelu_bounds_are_refused():
+    for dname in ("float16", "bfloat16", "float32", "float64"):
+        for name, call in BIG_INT_PARAM.items():
+            for v in (2 ** 64, -(2 ** 63) - 1, float("inf"), float("nan")):
+                if not name.startswith("rrelu") and isinstance(v, float):
+                    continue
+                got = []
+                for L in (ember, torch):
+                    try:
+                        call(L, L.tensor([-1.0, 2.0], dtype=getattr(L, dname)), v)
+                        got.append("returned")
+                    except (RuntimeError, OverflowError) as exc:
+                        got.append((type(exc).__name__, str(exc)))
+                assert got[0] == got[1], (dname, name, v, got)
+
+
+def test_elu_family_multiplies_by_its_coefficients_as_torch():
+    """x * scale, or expm1(x * input_scale) * (alpha * scale) with the product of the
+    coefficients taken first, in the computing type: selu(-2.0) in float64 is
+    -1.5201664685956948 (scale * (alpha * expm1) is one ulp away). One element at a time,
+    so that torch takes its scalar loop (libm's expm1, as NumPy's), not the vector one."""
+    calls = {"selu": lambda L, x: L.nn.functional.selu(x),
+             "elu": lambda L, x: L.nn.functional.elu(x, 1.3),
+             "celu": lambda L, x: L.nn.functional.celu(x, 0.7)}
+    xs = [-2.0, -0.1, -7.5, -1e-3, -30.0, 0.7, -0.0, 3.3]
+    for dname in ("float64", "float32"):
+        for name, call in calls.items():
+            for v in xs:
+                got = [call(L, L.tensor([v], dtype=getattr(L, dname))).item()
+                       for L in (ember, torch)]
+                assert got[0] == got[1], (dname, name, v, got)

@@ -346,6 +346,14 @@ STRIDED_ARRAYS = {
     "transposed": lambda: np.arange(6.0).reshape(2, 3).T,
     "sliced, not dense": lambda: np.arange(12.0).reshape(3, 4).T[::2],
     "size-1 slice": lambda: np.ones((3, 1, 2))[:, :, :1],
+    # (a broadcast dim keeps its row-major place: NumPy's order "K" would put it innermost)
+    "broadcast rows": lambda: np.broadcast_to(np.arange(3.0), (2, 3)),
+    "broadcast columns": lambda: np.broadcast_to(np.arange(3.0)[:, None], (3, 2)),
+    "broadcast beside a transpose": lambda: np.broadcast_to(
+        np.arange(12.0).reshape(4, 3).T[None], (2, 3, 4)),
+    # (an empty array keeps NumPy's strides, all 0)
+    "empty": lambda: np.zeros((0, 3)),
+    "empty transposed": lambda: np.zeros((2, 0, 3)).transpose(2, 0, 1),
 }
 
 
@@ -356,4 +364,52 @@ def test_tensor_keeps_a_numpy_arrays_strides_as_torch(name, dtype):
     for L in (ember, torch):
         t = L.tensor(STRIDED_ARRAYS[name](), dtype=dtype and getattr(L, dtype))
         got.append((t.stride(), t.is_contiguous(), t._base is None, t.tolist()))
+    assert got[0] == got[1]
+
+
+# Every reader of a NumPy array views it as a tensor first, so each refuses a negative stride
+# (a size-1 dim's too), even where it then copies; an empty reversed array has no negative
+# stride (NumPy's are 0), and a list of such arrays is read by value.
+NEGATIVE_STRIDES = {"reversed": lambda: np.arange(5.0)[::-1], "reversed columns": lambda: np.arange(
+    6.0).reshape(2, 3)[:, ::-1], "reversed size-1 dim": lambda: np.ones((2, 1))[:, ::-1],
+    "reversed then transposed": lambda: np.arange(6).reshape(2, 3)[::-1].T,
+    "empty reversed": lambda: np.zeros(0)[::-1]}
+NUMPY_READERS = {
+    "tensor": lambda L, a: L.tensor(a), "tensor float32": lambda L, a: L.tensor(a, dtype=L.float32),
+    "as_tensor": lambda L, a: L.as_tensor(a),
+    "as_tensor float32": lambda L, a: L.as_tensor(a, dtype=L.float32),
+    "from_numpy": lambda L, a: L.from_numpy(a), "asarray": lambda L, a: L.asarray(a),
+    "asarray copy": lambda L, a: L.asarray(a, copy=True), "Tensor": lambda L, a: L.Tensor(a),
+    "DoubleTensor": lambda L, a: L.DoubleTensor(a),
+    "new_tensor": lambda L, a: L.ones(1).new_tensor(a),
+    "a list of them": lambda L, a: L.tensor([a, a]),
+}
+
+
+def test_numpy_arrays_with_a_negative_stride_are_refused_by_every_reader():
+    for aname, make_array in NEGATIVE_STRIDES.items():
+        for rname, read in NUMPY_READERS.items():
+            got = []
+            for L in (ember, torch):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # (a list of arrays: "extremely slow")
+                    try:
+                        t = read(L, make_array())
+                        got.append((str(t.dtype).split(".")[1], t.tolist()))
+                    except (ValueError, TypeError) as exc:
+                        got.append((type(exc).__name__, str(exc)))
+            assert got[0] == got[1], (aname, rname, got)
+
+
+@pytest.mark.parametrize("make_buffer", [
+    lambda: np.ones((2, 3)).T, lambda: np.ones(4)[::2], lambda: memoryview(b"abcdefgh")[::2],
+    lambda: np.ones((3, 1))[::2], lambda: np.ones((2, 3)), lambda: bytearray(b"ab")],
+    ids=["transposed", "stepped", "stepped memoryview", "stepped column", "C order", "bytes"])
+def test_frombuffer_takes_only_a_plain_contiguous_buffer(make_buffer):
+    got = []
+    for L in (ember, torch):
+        try:
+            got.append(L.frombuffer(make_buffer(), dtype=L.uint8).tolist())
+        except RuntimeError as exc:
+            got.append(str(exc))
     assert got[0] == got[1]

@@ -1,6 +1,8 @@
 """ternary.py against torch: where, clamp / clip (scalar and tensor bounds), lerp, addcmul,
 addcdiv: values over dtypes and broadcast shapes, exceptions, gradients, in-place, meta."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -157,6 +159,56 @@ def test_clamp_grad_fn_names_and_complex():
     assert type(e.clamp(e * 0).grad_fn).__name__ == type(t.clamp(t * 0).grad_fn).__name__
     c, ct = make((3,), ember.complex64)
     same_outcome(lambda x: x.clamp(0, 1), lambda x: x.clamp(0, 1), (c,), (ct,))
+
+
+def _clamp_forms():
+    """Every clamp entry point with one bound `b` (and clamp with it on both sides)."""
+    return {
+        "clamp min": lambda L, x, b: L.clamp(x, b),
+        "clamp max": lambda L, x, b: L.clamp(x, max=b),
+        "clamp both": lambda L, x, b: L.clamp(x, b, b),
+        "clamp_min": lambda L, x, b: L.clamp_min(x, b),
+        "clamp_max": lambda L, x, b: L.clamp_max(x, b),
+        "clip": lambda L, x, b: L.clip(x, b),
+        "clamp_": lambda L, x, b: x.clone().clamp_(b),
+        "clamp_max_": lambda L, x, b: x.clone().clamp_max_(b),
+        "clip_ max": lambda L, x, b: x.clone().clip_(max=b),
+        "clamp_min_": lambda L, x, b: x.clone().clamp_min_(b),
+    }
+
+
+def test_clamp_bounds_of_other_kinds_than_the_input():
+    """Complex, bool and NumPy number bounds, and tensor bounds of other dtypes, over float,
+    integer, bool and complex inputs: torch's results or its exception type and words. A
+    float input reads number bounds as doubles (1+0j is 1, 1j overflows); clamp_min /
+    clamp_max refuse any complex number; an integer input promotes (complex refused, in place
+    as a cast); complex tensor bounds reach kernels that have none (maximum_cpu ...)."""
+    inputs = {"float32": ([1.0, 2.5], "float32"), "int64": ([1, 3], "int64"),
+              "uint8": ([1, 3], "uint8"), "bool": ([True, False], "bool"),
+              "complex64": ([1 + 1j, 2], "complex64")}
+    bounds = {
+        "1j": lambda L: 1j, "1+0j": lambda L: 1 + 0j, "np complex128": lambda L: np.complex128(1j),
+        "np complex64": lambda L: np.complex64(1), "np bool": lambda L: np.bool_(True),
+        "True": lambda L: True, "2.5": lambda L: 2.5,
+        "complex tensor": lambda L: L.tensor(1 + 0j),
+        "complex tensor 1-d": lambda L: L.tensor([1j, 2]),
+        "bool tensor": lambda L: L.tensor(True), "int tensor": lambda L: L.tensor(2),
+        "float64 tensor": lambda L: L.tensor(2.0, dtype=L.float64),
+        "uint8 tensor": lambda L: L.tensor([2, 1], dtype=L.uint8),
+    }
+    for iname, (values, dname) in inputs.items():
+        for bname, bound in bounds.items():
+            for fname, form in _clamp_forms().items():
+                got = []
+                for L in (ember, torch):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # (NumPy's ComplexWarning)
+                        try:
+                            r = form(L, L.tensor(values, dtype=getattr(L, dname)), bound(L))
+                            got.append((str(r.dtype).split(".")[1], r.tolist()))
+                        except Exception as exc:  # noqa: BLE001 - the refusal is compared
+                            got.append((type(exc).__name__, str(exc)))
+                assert got[0] == got[1], (iname, bname, fname, got)
 
 
 def test_clamp_on_meta():

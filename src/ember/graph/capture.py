@@ -30,8 +30,8 @@ from .._tensor import Tensor, layout_strides
 from .._view import broadcast_shapes, contiguous_strides
 from ..autograd.graph import _seq as _autograd_seq
 from ..autograd.graph import take_node
-from ..ops.creation import _eval_factory, _eval_filled_like
 from ..ops.draws import _eval_draw
+from ..ops.factories import _eval_factory, _eval_filled_like
 from ..ops.movement import _eval_detach
 from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
 from ..ops.views import _eval_view

@@ -163,6 +163,8 @@ def real_operand(value, d: dt.dtype):
     part or a finite one beyond that type's range; else a complex one's real part (truncated
     for an integer `d`)."""
     cls = value.__class__
+    if cls is int:
+        _python_number(value)  # (a Scalar holds no int outside int64 and uint64)
     if d.is_complex or cls not in (int, float, complex):
         return value
     opmath = dt.float32 if d._kind == 2 and d.itemsize < 4 else d

@@ -18,7 +18,8 @@ from ..amp.autocast_mode import autocast_op
 from ._arg_parser_text import invalid_combination, tp_name
 from ._batching import front
 from ._common import type_name
-from .creation import _is_number, _place, arange, tensor, zeros
+from .creation import _place, arange, tensor, zeros
+from .factories import _is_number
 from .registry import (
     Primitive,
     apply,

@@ -255,8 +255,10 @@ def _clamp_member(lo, hi, side: str | None = None) -> Member:
     return tensor if isinstance(lo, Tensor) or isinstance(hi, Tensor) else number
 
 
-def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
-    """The promoted operands and the result dtype of a clamp call."""
+def _clamp_args(input: Tensor, min, max, name: str = "clamp", side: str | None = None,
+                inplace: bool = False):
+    """The promoted operands and the result dtype of a clamp call (`side`: clamp_min /
+    clamp_max's own overloads; `inplace`: the result is `input`)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
@@ -265,18 +267,23 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
     if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not (
             min is None or max is None or isinstance(min, Tensor) and isinstance(max, Tensor)):
         raise OperandTypeError(f"{name}: min and max must both be Tensors or both numbers")
+    min, max = _parsed_number(min), _parsed_number(max)
     bounds = [b for b in (min, max) if b is not None]
     for b in bounds:
         if b.__class__ is int:
             _python_number(b)  # (PyTorch's Scalar holds no int outside int64 and uint64)
         uint64_promotion(input._dtype, b)
-    d = dt.result_type(input, *bounds)
+    tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
+    if tensor_bounds:
+        d = _clamp_tensor_dtype(input, min, max, side, inplace)
+    else:
+        d = dt.result_type(input, *bounds)  # (first: the parser refuses what is no number)
+        min, max = _complex_number_bounds(input, min, max, side, inplace)
+        bounds = [b for b in (min, max) if b is not None]
+        if input._dtype._kind == 2:  # (a float input is not promoted by its number bounds)
+            d = input._dtype
     for b in bounds:
         integer_operand(b, d)
-    if d.is_complex or input._dtype.is_complex:
-        raise NotImplementedError("clamp is not supported for complex types")
-
-    tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
     if tensor_bounds and d is dt.bool_ and min is not None and max is not None:
         raise not_implemented("clamp_cpu", d)
     if d._kind == 2:  # (an int past int64 bounds a float tensor as the double it rounds to)
@@ -284,6 +291,59 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
                     for b in (min, max))
     x, lo, hi = _cast_all(d, input, min, max)
     return x, lo, hi, d
+
+
+def _parsed_number(b):
+    """A NumPy bool or complex64 bound as PyTorch's argument parser reads it: a double (the
+    imaginary part dropped, with NumPy's ComplexWarning); NumPy's float64 and complex128 are
+    Python floats and complexes already."""
+    if isinstance(b, (np.bool_, np.complexfloating)) and not isinstance(b, complex):
+        return float(b)
+    return b
+
+
+def _refuse_complex() -> NotImplementedError:
+    return NotImplementedError("clamp is not supported for complex types")
+
+
+def _complex_number_bounds(input: Tensor, min, max, side: str | None, inplace: bool):
+    """PyTorch's clamp with number bounds: complex inputs are refused; clamp_min / clamp_max
+    refuse any complex bound; clamp reads a float input's bounds as doubles (a complex one
+    with an imaginary part overflows, one without is its real part) and promotes an integer
+    or bool input with them (a complex result refused, in place first as a cast)."""
+    if input._dtype.is_complex:
+        raise _refuse_complex()
+    complex_bound = any(isinstance(b, numbers.Complex) and not isinstance(b, numbers.Real)
+                        for b in (min, max))
+    if not complex_bound:
+        return min, max
+    if side is not None:
+        raise _refuse_complex()
+    if input._dtype._kind == 2:
+        if any(isinstance(b, complex) and b.imag for b in (min, max)):
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return (b.real if isinstance(b, complex) else b for b in (min, max))
+    d = dt.result_type(input, *(b for b in (min, max) if b is not None))
+    if inplace:
+        raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
+                           f"type {c_type_name(input._dtype)}")
+    raise _refuse_complex()
+
+
+def _clamp_tensor_dtype(input: Tensor, min, max, side: str | None, inplace: bool):
+    """The result dtype of clamp with tensor bounds: clamp refuses a complex input; a complex
+    result reaches the kernels, which have none (clamp_min / clamp_max are maximum /
+    minimum), after the in-place cast check."""
+    if side is None and input._dtype.is_complex:
+        raise _refuse_complex()
+    d = dt.result_type(input, *(b for b in (min, max) if b is not None))
+    if not d.is_complex:
+        return d
+    if inplace and d is not input._dtype:
+        raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
+                           f"type {type_name(input._dtype)}")
+    kname = "minimum_cpu" if min is None else "maximum_cpu" if max is None else "clamp_cpu"
+    raise not_implemented(kname, d)
 
 
 def _clamp_words(name: str, input, min, max, out, method: bool):
@@ -313,7 +373,7 @@ def _one_sided(min, max, side: str | None) -> None:
 
 def _clamp(input: Tensor, min, max, out, side: str | None = None) -> Tensor:
     _one_sided(min, max, side)
-    x, lo, hi, d = _clamp_args(input, min, max)
+    x, lo, hi, d = _clamp_args(input, min, max, side=side)
     if out is not None:
         if isinstance(out, Tensor) and out._dtype is not d and out is not input and not (
                 isinstance(lo, Tensor) or isinstance(hi, Tensor)):
@@ -367,7 +427,7 @@ def _clamp_(self: Tensor, min, max, side: str | None = None) -> Tensor:
         if shape != self._shape:
             raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
-    _, lo, hi, d = _clamp_args(self, min, max)
+    _, lo, hi, d = _clamp_args(self, min, max, side=side, inplace=True)
     _clamp_cast_check(lo, hi, d, self)
     _number_bounds_check(min, max, d)
     return apply_(ternary_p, self, lo, hi, fn=_clamp_member(lo, hi, side))

@@ -6,7 +6,7 @@
  * so a NaN x keeps g, as PyTorch's `x <= t ? 0 : g` and the NumPy twin's bitwise select;
  * the threshold is rounded to scalar_t first, as NumPy compares an array with a number.
  *
- * GELU (float32 forward and derivative): the NumPy kernels (ops/activation.py `_gelu_body`,
+ * GELU (float32 forward and derivative): the NumPy kernels (ops/gelu.py `_gelu_body`,
  * `_gelu_grad_body`) make about thirty passes over memory; here one, with exactly their
  * roundings in their order (every Python number rounded to float first, as NumPy treats a
  * number next to an array; IEEE, no contraction) and ember_math.h's exp for NumPy's, so

@@ -1,4 +1,4 @@
-/* gelu.h: GELU and its derivative in float, one element at a time: ops/activation.py's
+/* gelu.h: GELU and its derivative in float, one element at a time: ops/gelu.py's
  * NumPy bodies (_gelu_body, _gelu_grad_body) operation for operation, each constant rounded
  * to float first, with ember_math.h's exp (within 1 ulp) for NumPy's. activation.c's eager
  * kernels and compiled programs' fused loops both call these, so the two give the same bits.

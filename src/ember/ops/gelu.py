@@ -1,0 +1,239 @@
+"""GELU: its kernels (exact GELU in float32 without a float64 erf, as NumPy passes and as
+one C pass), the `gelu` member of the `unary` family and its fused derivative
+`gelu_backward` (a member of `activation_backward`), each with its VJP and JVP and their
+lowerings for compiled programs' fused loops. `gelu` itself is in `activation.py`."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import native
+from ..native import calls
+from ._common import same_meta
+from ._parallel import elementwise
+from .activation_backward import _backward, _zeros_like, activation_backward_p
+from .registry import apply, defjvp, deflower, defvjp
+from .unary import defjvp1, lowp, named_vjp, unary, unary_p
+from .unary_math import _erf64
+
+_SQRT_2_PI = math.sqrt(2 / math.pi)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+# NOTE: exact GELU in float32 without a float64 erf. With a = |x| / sqrt(2) and
+# t = 1 / (1 + _GELU_P a), 0.5 erfc(a) = t Q(t) exp(-x^2 / 2), Q a polynomial fitted at
+# import to erfcx(a) / (2t) on a in [0, 10] (relative error 3e-8, under float32's half ulp;
+# beyond 10 exp underflows and Q stays bounded). Phi(x) = 0.5 erfc(-x / sqrt(2)) is that
+# for x <= 0 and 1 minus it for x > 0, so the lower tail keeps its relative accuracy
+# (PyTorch's 1 + erf loses it). About 30 in-place passes over two buffers; no masked
+# select (a NumPy `where` on a random mask costs as much as the whole kernel).
+_GELU_P = 0.3
+
+
+def _fit_gelu_q(deg: int = 8, amax: float = 10.0) -> tuple[float, ...]:
+    cheb = np.polynomial.chebyshev
+    tmin = 1 / (1 + _GELU_P * amax)
+    u = cheb.chebpts1(64)
+    t = (u * (1 - tmin) + 1 + tmin) / 2
+    a = (1 / t - 1) / _GELU_P
+    q = [math.erfc(v) * math.exp(v * v) / (2 * w) for v, w in zip(a, t)]
+    in_u = cheb.cheb2poly(cheb.chebfit(u, q, deg))  # in u = (2t - 1 - tmin) / (1 - tmin)
+    in_t = np.polynomial.Polynomial(in_u)(np.polynomial.Polynomial(
+        [-(1 + tmin) / (1 - tmin), 2 / (1 - tmin)]))
+    return tuple(float(c) for c in in_t.coef[::-1])  # highest degree first, for Horner
+
+
+_GELU_Q = _fit_gelu_q()
+
+
+def _half_erfc_f32(x, h, t, e) -> None:
+    """0.5 erfc(|x| / sqrt(2)) of float32 `x` into `h`, and exp(-x^2 / 2) into `e`."""
+    np.abs(x, out=t)
+    np.multiply(t, _GELU_P / math.sqrt(2), out=t)
+    np.add(t, 1, out=t)
+    np.divide(1, t, out=t)
+    np.multiply(t, _GELU_Q[0], out=h)
+    for c in _GELU_Q[1:]:
+        np.add(h, c, out=h)
+        np.multiply(h, t, out=h)
+    np.square(x, out=e)
+    np.multiply(e, -0.5, out=e)
+    np.exp(e, out=e)
+    np.multiply(h, e, out=h)
+
+
+def _cdf_f32(x, cdf, t, e) -> None:
+    """Phi(x) into `cdf` as h + (x > 0) (1 - 2h), h = 0.5 erfc(|x| / sqrt(2)); e as above."""
+    _half_erfc_f32(x, cdf, t, e)
+    np.multiply(cdf, -2, out=t)
+    np.add(t, 1, out=t)
+    np.multiply(t, x > 0, out=t)
+    np.add(cdf, t, out=cdf)
+
+
+def _gelu_body(out, x) -> None:
+    t = np.empty_like(x)
+    _cdf_f32(x, out, t, np.empty_like(x))
+    np.multiply(out, x, out=out)
+
+
+def _gelu_grad_body(res, g, x, y) -> None:
+    """g * (Phi(x) + x phi(x)), with Phi(x) read off the forward's y = x Phi(x) (0.5 at 0):
+    ten passes instead of evaluating Phi again."""
+    np.divide(y, x, out=res)
+    np.copyto(res, 0.5, where=x == 0)  # (a mask nearly all False: no branch mispredicts)
+    e = np.square(x)
+    np.multiply(e, -0.5, out=e)
+    np.exp(e, out=e)
+    np.multiply(e, x, out=e)
+    np.multiply(e, _INV_SQRT_2PI, out=e)
+    np.add(res, e, out=res)
+    np.multiply(res, g, out=res)
+
+
+# The same arithmetic in one C pass (csrc/activation.c, through gelu.h), with ember_math.h's
+# exp for NumPy's: within 4 ulps of the bodies above, and the bits of compiled programs'
+# fused loops, which call gelu.h too.
+
+def _gelu_body_native(out, x) -> None:
+    lib = _activation_lib(out, x)
+    if lib is None:
+        return _gelu_body(out, x)
+    if calls.entry(lib, "gelu_forward_f32", [calls.P, calls.P, calls.I64, calls.P, calls.I64,
+                                             calls.F64], calls.INT)(
+            calls.ptr(x), calls.ptr(out), x.size, calls.ptr(_GELU_Q_ARRAY), len(_GELU_Q),
+            _GELU_P / math.sqrt(2)) != 0:
+        return _gelu_body(out, x)  # (a Q of another degree than the C's)
+    return None
+
+
+def _gelu_grad_body_native(res, g, x, y) -> None:
+    lib = _activation_lib(res, g, x, y)
+    if lib is None:
+        return _gelu_grad_body(res, g, x, y)
+    calls.entry(lib, "gelu_backward_f32", [calls.P] * 4 + [calls.I64, calls.F64])(
+        calls.ptr(g), calls.ptr(x), calls.ptr(y), calls.ptr(res), x.size, _INV_SQRT_2PI)
+    return None
+
+
+_GELU_Q_ARRAY = np.array(_GELU_Q, np.float64)
+_GELU_NATIVE_MIN = 1  # (every size: one C pass against thirty NumPy passes)
+
+
+def _activation_lib(*arrays):
+    """The native library for float32 C-order arrays of one size, or None (NumPy's)."""
+    a = arrays[0]
+    if a.size < _GELU_NATIVE_MIN or any(b.dtype != np.float32 or not b.flags.c_contiguous
+                                   for b in arrays):
+        return None
+    return native.library("activation") if native.mode() == "native" else None
+
+
+def _gelu_f32(x):
+    out = np.empty_like(x)
+    elementwise(_gelu_body_native, out, x)
+    return out
+
+
+def _gelu_grad_f32(g, x, y):
+    res = np.empty_like(x)
+    elementwise(_gelu_grad_body_native, res, g, x, y)
+    return res
+
+
+@lowp
+def _gelu_kernel(a, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * a * (1 + np.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a)))
+    if a.dtype == np.float32:
+        return _gelu_f32(a)
+    return (0.5 * a * (1 + _erf64(a * (1 / math.sqrt(2))))).astype(a.dtype)
+
+
+# NOTE: a kernel of its own rather than a composition: the erf form in float32 for half
+# inputs, as PyTorch rounds it.
+gelu_p = unary("gelu", _gelu_kernel)
+
+
+def _gelu_backward_kernel(g, x, y):
+    if x.dtype == np.float32:
+        return _gelu_grad_f32(g, x, y)
+    d = x.dtype
+    if d.itemsize == 2:  # float16 / bfloat16: in float32 (Phi anew: y has too few digits)
+        x, g = x.astype(np.float32), g.astype(np.float32)
+        return _gelu_grad_f32(g, x, _gelu_f32(x)).astype(d)
+    cdf = 0.5 * (1 + _erf64(x * (1 / math.sqrt(2))))
+    return (g * (cdf + x * _INV_SQRT_2PI * np.exp(-0.5 * x * x))).astype(d)
+
+
+# GELU's derivative as one fused kernel (PyTorch's gelu_backward), given the forward's
+# output `y` too (a cache of x Phi(x), so its own derivative is zero; it reads Phi(x) off y:
+# ten passes instead of thirty). Its VJP, in ember ops, keeps double backward working:
+# d/dx of g (Phi + x phi) is g phi (2 - x^2).
+gelu_backward_p = _backward("gelu_backward", _gelu_backward_kernel,
+                            lambda g, x, y: same_meta(x), "GeluBackwardBackward0")
+
+
+def _gelu_grad_bound(g, x, y):
+    return apply(activation_backward_p, g, x, y, fn=gelu_backward_p)
+
+
+def _gelu_second(v, g, x):
+    """v * d/dx [g (Phi(x) + x phi(x))] = v g phi(x) (2 - x^2)."""
+    return v * g * (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x)
+
+
+# GELU and its derivative in compiled code's fused loops (float32): gelu.h, as the eager
+# native kernels call it (so the bits of eager with native kernels); within 4 ulps of the
+# NumPy bodies (the exp; measured), the derivative in ulps of its larger term where it
+# cancels (near its zero at x = -0.75).
+
+def _c_float(v: float) -> str:
+    return float.hex(float(np.float32(v))) + "f"
+
+
+_GELU_C = ('#include "gelu.h"\n'
+           f"static const float EMBER_GELU_Q[{len(_GELU_Q)}] = "
+           f"{{{', '.join(_c_float(c) for c in _GELU_Q)}}};\n")
+deflower(gelu_p, f"ember_gelu_f({{0}}, EMBER_GELU_Q, {_c_float(_GELU_P / math.sqrt(2))})",
+         ulps=4, params={"approximate": "none"}, dtypes=("float32",), support=_GELU_C)
+deflower(gelu_backward_p, f"ember_gelu_grad_f({{0}}, {{1}}, {{2}}, {_c_float(_INV_SQRT_2PI)})",
+         ulps=4, dtypes=("float32",), support=_GELU_C)
+
+
+defvjp(gelu_backward_p,
+       lambda v, out, g, x, y: _gelu_grad_bound(v, x, y),
+       lambda v, out, g, x, y: _gelu_second(v, g, x),
+       lambda v, out, g, x, y: _zeros_like(y),
+       reads=((1, 2), (0, 1), (2,)))
+
+
+def _gelu_backward_jvp(primals, tangents, out):
+    g, x, y = primals
+    tg, tx = tangents[0], tangents[1]
+    parts = ([] if tg is None else [_gelu_grad_bound(tg, x, y)]) + (
+        [] if tx is None else [_gelu_second(tx, g, x)])
+    if not parts:
+        return _zeros_like(out)
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+defjvp(gelu_backward_p, _gelu_backward_jvp)
+
+
+def _gelu_grad(g, out, x, approximate="none"):
+    if approximate == "tanh":
+        inner = _SQRT_2_PI * (x + 0.044715 * x * x * x)
+        t = inner.tanh()
+        dinner = _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
+    if out is None:  # (overwritten in place since: x Phi(x) again, a constant of the rule)
+        out = apply(unary_p, x.detach(), fn=gelu_p, approximate=approximate)
+    return _gelu_grad_bound(g, x, out)
+
+
+# PyTorch's gelu_backward reads the input only (GELU then an in-place op trains); the output
+# is kept as a shortcut to Phi(x), recomputed if an in-place op overwrote it.
+defvjp(gelu_p, named_vjp("GeluBackwardBackward0", _gelu_grad), cache_output=True)
+defjvp1(gelu_p, _gelu_grad)  # (real only: the same product with the tangent)
