@@ -6,6 +6,8 @@
   compares the outputs, then the gradients of every float input under a random
   cotangent.
 - `check_dist(make, attrs, *arrays)` compares a distribution's properties and methods.
+- `check_double_backward(cases)` compares a create_graph=True gradient (whether it requires
+  grad, its node, the gradient of its square) with torch's.
 - `check_grads(fn, *arrays)` compares ember's gradients with central finite
   differences in float64 (for ops with no torch counterpart, and as a second oracle).
 - `assert_ulp(actual, expected, ulps, reason)` compares within a number of ulps, for a value
@@ -205,6 +207,39 @@ def check_grads(fn, *arrays, eps: float = 1e-6, rtol: float = 1e-5, atol: float 
     for i, t in enumerate(ts):
         expected = numeric_grad(fn, arrays, i, eps)
         np.testing.assert_allclose(t.grad.numpy(), expected, rtol=rtol, atol=atol)
+
+
+def check_double_backward(cases) -> None:
+    """Each case `(label, fn, shape, same_name)`: for x of `shape` (float64, requiring grad),
+    the gradient g of `(fn(M, x) * r).sum()` taken with create_graph=True in torch and in
+    ember (`M` the module): whether g requires grad, its grad_fn's name (where `same_name`),
+    its values, and the gradient of `(g * g).sum()` with respect to x (allow_unused: None in
+    both, or the same values), the second order a gradient penalty takes."""
+    rs = np.random.RandomState(0)
+    for label, fn, shape, same_name in cases:
+        a = rs.standard_normal(shape)
+        got = []
+        for M in (torch, ember):
+            x = M.tensor(a, requires_grad=True)
+            y = fn(M, x)
+            r = M.tensor(np.random.RandomState(1).standard_normal(tuple(y.shape)))
+            g, = M.autograd.grad((y * r).sum(), x, create_graph=True)
+            name = None if g.grad_fn is None else type(g.grad_fn).__name__
+            gg = M.autograd.grad((g * g).sum(), x, allow_unused=True)[0] \
+                if g.requires_grad else "none needed"
+            got.append((g.requires_grad, name, g.detach().numpy(),
+                        gg if gg is None or isinstance(gg, str) else gg.detach().numpy()))
+        (t_rg, t_name, t_g, t_gg), (e_rg, e_name, e_g, e_gg) = got
+        assert e_rg == t_rg, label
+        if same_name:
+            assert e_name == t_name, label
+        # (first order: the same sums in float64, in another order where a BLAS product runs)
+        np.testing.assert_allclose(e_g, t_g, rtol=1e-10, atol=1e-12, err_msg=label)
+        if t_gg is None or isinstance(t_gg, str):
+            assert e_gg is None if t_gg is None else e_gg == t_gg, label
+        else:
+            assert isinstance(e_gg, np.ndarray), label
+            np.testing.assert_allclose(e_gg, t_gg, rtol=1e-10, atol=1e-12, err_msg=label)
 
 
 # --- comparisons that depend on the CPU (tests/README.md) ---------------------------------

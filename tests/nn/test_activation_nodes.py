@@ -100,3 +100,22 @@ def test_shrinks_take_a_complex_number_with_no_imaginary_part():
             m.nn.functional.softshrink(m.tensor(A).half(), 0.25 + 0j).tolist())
            for m in (ember, torch)]
     assert got[0] == got[1]
+
+
+def test_shrink_and_prelu_double_backward():
+    # PyTorch's hardshrink / softshrink / prelu derivative kernels take the input (prelu's
+    # the weight too): a create_graph gradient requires grad, its own gradient zeros
+    from helpers import check_double_backward
+
+    slopes = np.array([0.25, 0.1, 0.3])
+    x = np.random.RandomState(2).standard_normal((2, 3, 4))
+    cases = [
+        ("hardshrink", lambda M, v: M.nn.functional.hardshrink(v), (4, 3), True),
+        ("softshrink", lambda M, v: M.nn.functional.softshrink(v, 0.3), (4, 3), False),
+        ("prelu input", lambda M, v: M.nn.functional.prelu(v, M.tensor(slopes)), (2, 3, 4),
+         False),
+        ("prelu one slope", lambda M, v: M.nn.functional.prelu(
+            v, M.tensor([0.2], dtype=M.float64)), (5,), False),
+        ("prelu weight", lambda M, v: M.nn.functional.prelu(M.tensor(x), v), (3,), False),
+    ]
+    check_double_backward(cases)

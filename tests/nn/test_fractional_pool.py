@@ -191,3 +191,15 @@ def test_module_draws_like_torch_and_prints_like_torch():
         reprs.append(repr(m))
     _same(outs[0], outs[1])
     assert reprs[1] == reprs[0]
+
+
+def test_double_backward():
+    # PyTorch's fractional_max_pool derivative kernel takes the input: a create_graph
+    # gradient requires grad, its own gradient zeros (the node's name is not compared:
+    # ember's pooling is a gather, its gradient ends in a view)
+    from helpers import check_double_backward
+
+    cases = [(f"{nd}d", lambda M, v, nd=nd: getattr(M.nn.functional, f"fractional_max_pool{nd}d")(
+        v, 2, output_size=3, _random_samples=M.full((1, 2, nd), 0.3, dtype=M.float64)),
+        (1, 2) + (6,) * nd, False) for nd in (2, 3)]
+    check_double_backward(cases)

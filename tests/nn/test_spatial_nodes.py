@@ -69,3 +69,17 @@ def test_unfold_is_not_autocast():
         with L.autocast("cpu", dtype=L.bfloat16):
             got.append(L.nn.functional.unfold(L.ones(1, 2, 4, 4), 2).dtype)
     assert str(got[0]).split(".")[-1] == str(got[1]).split(".")[-1] == "float32"
+
+
+def test_pad_double_backward():
+    # reflection / replication pad: PyTorch's derivative kernel takes the input, so the
+    # create_graph gradient requires grad (its own gradient zeros); circular and constant
+    # pads are copies of slices in PyTorch, whose gradient does not require grad
+    from helpers import check_double_backward
+
+    cases = []
+    for nd in (1, 2, 3):
+        for mode in ("reflect", "replicate", "circular", "constant"):
+            cases.append((f"{mode} {nd}d", lambda M, v, nd=nd, mode=mode: M.nn.functional.pad(
+                v, (1, 2) * nd, mode=mode), (1, 2) + (4,) * nd, True))
+    check_double_backward(cases)

@@ -156,3 +156,27 @@ def test_empty_outputs_and_the_saved_input():
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         pooled.sum().backward()
+
+
+def test_double_backward_requires_grad_with_zero_second_order():
+    # PyTorch's avg_pool / adaptive_avg_pool derivative kernels take the input, so a
+    # create_graph gradient requires grad (its own gradient: zeros, not None). (Not its
+    # node's name: ember's pooling is a composite, whose gradient ends in another op.)
+    from helpers import check_double_backward
+
+    cases = []
+    for nd in (1, 2, 3):
+        shape = (1, 2) + (5,) * nd
+        size = (3,) * nd
+        cases += [
+            (f"avg_pool{nd}d", lambda M, v, nd=nd: getattr(M.nn.functional, f"avg_pool{nd}d")(
+                v, 2), shape, False),
+            (f"avg_pool{nd}d padded", lambda M, v, nd=nd: getattr(
+                M.nn.functional, f"avg_pool{nd}d")(v, 3, 2, 1, ceil_mode=True,
+                                                   count_include_pad=False), shape, False),
+            (f"adaptive_avg_pool{nd}d", lambda M, v, nd=nd: getattr(
+                M.nn.functional, f"adaptive_avg_pool{nd}d")(v, 3), shape, False),
+            (f"area {nd}d", lambda M, v, size=size: M.nn.functional.interpolate(
+                v, size=size, mode="area"), shape, False),
+        ]
+    check_double_backward(cases)

@@ -165,3 +165,27 @@ def test_constant_pad_value_converts_as_a_scalar(dtype, value):
     got, want = (L.nn.functional.pad(L.ones(2, 3, dtype=getattr(L, dtype)), (1, 2), value=value)
                  for L in (ember, torch))
     assert got.float().tolist() == want.float().tolist()
+
+
+def test_nll_loss_double_backward():
+    # PyTorch's nll_loss_backward takes the input: the create_graph gradient requires grad
+    # (NllLossBackwardBackward0 / NllLoss2DBackwardBackward0), its own gradient zeros
+    from helpers import check_double_backward
+
+    t1 = np.array([0, 2, 1, 1])
+    t2 = np.array([[[0, 1], [2, 0]], [[1, 1], [2, 2]]])
+    t3 = np.zeros((2, 2, 2, 2), np.int64)
+    w = np.array([1.0, 2.0, 0.5])
+    cases = [
+        ("nll 1d", lambda M, v: M.nn.functional.nll_loss(v, M.tensor(t1)), (4, 3), True),
+        ("nll weight sum", lambda M, v: M.nn.functional.nll_loss(
+            v, M.tensor(t1), M.tensor(w), reduction="sum"), (4, 3), True),
+        ("nll none ignore", lambda M, v: M.nn.functional.nll_loss(
+            v, M.tensor(t1), reduction="none", ignore_index=1), (4, 3), True),
+        ("nll 2d", lambda M, v: M.nn.functional.nll_loss(v, M.tensor(t2)), (2, 3, 2, 2), True),
+        ("nll 3d", lambda M, v: M.nn.functional.nll_loss(v, M.tensor(t3)), (2, 3, 2, 2, 2),
+         True),
+        ("cross_entropy", lambda M, v: M.nn.functional.cross_entropy(v, M.tensor(t1)), (4, 3),
+         True),
+    ]
+    check_double_backward(cases)

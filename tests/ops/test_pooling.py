@@ -262,3 +262,24 @@ def test_max_pool_refuses_bool_and_complex_as_torch(nd, indices, dtype):
     assert mine == str(info.value)
     with pytest.raises(RuntimeError, match="Output size is too small"):
         ember.nn.functional.max_pool2d(ember.zeros(1, 1, 1, 1, dtype=ember.bool), 2)
+
+
+def test_double_backward_requires_grad_with_zero_second_order():
+    # PyTorch's max_pool / adaptive_max_pool derivative kernels take the input: a
+    # create_graph gradient requires grad, under their double-backward node, with zeros
+    from helpers import check_double_backward
+
+    cases = []
+    for nd in (1, 2, 3):
+        shape = (1, 2) + (6,) * nd
+        cases += [
+            (f"max_pool{nd}d", lambda M, v, nd=nd: getattr(M.nn.functional, f"max_pool{nd}d")(
+                v, 2), shape, True),
+            (f"max_pool{nd}d dilated", lambda M, v, nd=nd: getattr(
+                M.nn.functional, f"max_pool{nd}d")(v, 2, 1, 1, dilation=2), shape, True),
+            (f"adaptive_max_pool{nd}d", lambda M, v, nd=nd: getattr(
+                M.nn.functional, f"adaptive_max_pool{nd}d")(v, 3), shape, True),
+            (f"adaptive_max_pool{nd}d uneven", lambda M, v, nd=nd: getattr(
+                M.nn.functional, f"adaptive_max_pool{nd}d")(v, 4), shape, nd > 1),
+        ]
+    check_double_backward(cases)

@@ -320,3 +320,26 @@ def test_the_2d_and_3d_cases_are_one_primitive_named_as_pytorch_names_them():
 
     assert type(e.grad_fn).__name__ == "GridSampler3DBackward0"
     assert grid_sampler_p.name == "grid_sampler"
+
+
+def test_grid_sample_gradient_of_input_requires_grad_under_create_graph():
+    # PyTorch's grid_sampler backward takes the input and the grid: with only the input
+    # requiring grad, its create_graph gradient requires grad (GridSampler2DBackwardBackward0)
+    # and its own gradient is undefined (None with allow_unused)
+    from helpers import check_double_backward
+
+    rs = np.random.RandomState(5)
+    cases = []
+    for nd in (2, 3):
+        grid = rs.uniform(-1.2, 1.2, (1,) + (3,) * nd + (nd,))
+        modes = ("bilinear", "nearest", "bicubic") if nd == 2 else ("bilinear", "nearest")
+        for mode in modes:
+            for pad in ("zeros", "border", "reflection"):
+                cases.append((f"{nd}d {mode} {pad}", lambda M, v, g=grid, m=mode, p=pad:
+                              M.nn.functional.grid_sample(v, M.tensor(g), mode=m,
+                                                          padding_mode=p, align_corners=False),
+                              (1, 2) + (4,) * nd, True))
+    x = rs.standard_normal((1, 2, 4, 5))
+    cases.append(("2d grid", lambda M, v: M.nn.functional.grid_sample(
+        M.tensor(x), v.tanh(), align_corners=True), (1, 3, 4, 2), True))
+    check_double_backward(cases)

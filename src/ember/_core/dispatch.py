@@ -148,6 +148,9 @@ class _Autograd:
     record = None  # record(prim, rule, args, params, out): attach a graph node to `out`
     inplace = None  # inplace(prim, self, args, params): an in-place op that needs a node
     keep = None  # keep(out, tensors): `out`'s node also checks these tensors' versions
+    # link(out, name, zero, tensors): under create_graph, `out`'s gradients are PyTorch's
+    # double-backward node `name`, which also takes `tensors` (autograd/double_nodes.py)
+    link = None
 
 
 autograd = _Autograd()

@@ -25,6 +25,7 @@ from .._dtype import cpu_type_text
 from .._layout import contiguous_format
 from .._user_warnings import user_stacklevel
 from . import grad_mode
+from .double_nodes import tie
 from .graph import MISSING, SAME_DTYPE, AccumulateGrad, Node, _anomaly
 from .saved_hooks import unpack as unpack_saved
 
@@ -174,6 +175,8 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
             if gi._shape != shape or gi._dtype is not dtype:
                 gi = fit(gi, shape, dtype)
         result.append(gi)
+    if create_graph and "_tie" in node.__dict__:  # (double_nodes.link marked the node)
+        result = tie(node, result)  # (PyTorch's double-backward node takes the op's input)
     return result
 
 

@@ -39,6 +39,7 @@ from ._pool_shapes import (
     window_args,
 )
 from .conv import as_channels_last, channels_last_like, conv_p
+from .double_backward import double_backward
 from .nn_ops import keep_channels_last
 from .registry import apply, rename_node, saves
 from .unary import check_tensor, touch_then_check
@@ -170,7 +171,7 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
     else:
         pooled = (sums / divisor).to(input.dtype)
     # (PyTorch's avg_pool kernels save their input: an in-place op on it refuses backward)
-    res = _named(saves(pooled, input), f"AvgPool{nd}D")
+    res = _named(saves(pooled, input), f"AvgPool{nd}D", input)
     return _keep_channels_last(nd, input, res, "AvgPool2DBackward0")
 
 
@@ -214,12 +215,15 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 # --- adaptive ---------------------------------------------------------------------------
 
-def _named(out: Tensor, kernel: str) -> Tensor:
+def _named(out: Tensor, kernel: str, input: Tensor) -> Tensor:
     """`out` with PyTorch's node name: its 2-d / 3-d kernel's, and for 1-d the squeeze its
-    1-d pooling ends with (it pools the input unsqueezed to 2-d)."""
+    1-d pooling ends with (it pools the input unsqueezed to 2-d). PyTorch's derivative
+    kernel takes the input, so a create_graph gradient requires grad where it does (and
+    gives it zeros)."""
     if out.grad_fn is not None:
         rename_node(out.grad_fn, "SqueezeBackward1" if kernel.endswith("1D")
                     else kernel + "Backward0")
+        double_backward(out, input)
     return out
 
 
@@ -251,7 +255,7 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
     sp = input.shape[-nd:]
     node = f"AdaptiveAvgPool{nd}D"
     if any(sp[i] % sizes[i] for i in range(nd)):
-        res = _named(saves(_separable_means(input, sizes), input), node)
+        res = _named(saves(_separable_means(input, sizes), input), node, input)
         return _keep_channels_last(nd, input, res, node + "Backward0")
     own = nd == 3 and input.dtype in _LOW  # (PyTorch's 3-d kernel adds and divides in them)
     x = input.float() if input.dtype in _LOW and not own else input
@@ -261,7 +265,7 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
     for k in kernel:  # (each dim's bin length in turn, as PyTorch's kernel divides)
         out = out / k
     # (PyTorch's kernel saves its input)
-    res = _named(saves(out.to(input.dtype), input), node)
+    res = _named(saves(out.to(input.dtype), input), node, input)
     return _keep_channels_last(nd, input, res, node + "Backward0")
 
 

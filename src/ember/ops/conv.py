@@ -31,6 +31,7 @@ from ._arg_parser_text import invalid_combination, not_tensor
 from ._batching import batch_size, batched
 from ._common import c_type_name, checked_type_name, type_name
 from ._conv_args import given, read_geometry
+from .double_backward import double_backward
 from .reduce import sum_to_size
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, defvjp_joint, rename_node
 
@@ -570,6 +571,7 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
     operands = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
+    double_backward(out, x, weight, zero=False)
     if unbatched:
         return out.squeeze(0)
     if _writes_channels_last(x, weight, stride, dilation, groups):
@@ -697,6 +699,7 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     out = apply(conv_input_grad_p, *operands, stride=stride,
                 padding=tuple((p, p) for p in pad), dilation=dilation, groups=groups,
                 x_shape=x_shape, transposed=True)
+    double_backward(out, x, weight, zero=False)
     if unbatched:
         return out.squeeze(0)
     if _writes_channels_last(x, weight, stride, dilation, groups,

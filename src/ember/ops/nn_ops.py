@@ -22,6 +22,7 @@ from ._cascade_sum import nll_mean_grad_low, nll_reduce_low
 from ._common import index_runs
 from ._scalar_value import kernel_number
 from .creation import zeros, zeros_like
+from .double_backward import double_backward
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
 
 _grad_mode = grad_mode.state
@@ -313,9 +314,12 @@ def nll_loss_prim(input: Tensor, target: Tensor, weight: Tensor | None, reductio
         out = apply(nll_loss_p, input.contiguous().view(n, c, 1, rest),
                     target.contiguous().view(n, 1, rest), weight, reduction=reduction,
                     ignore_index=int(ignore_index))
+        double_backward(out, input)
         return out.view(target.shape) if reduction == "none" else out
-    return apply(nll_loss_p, input, target, weight, reduction=reduction,
-                 ignore_index=int(ignore_index))
+    # (PyTorch's derivative kernel takes the input: a create_graph gradient requires grad
+    # where it does, with zeros as its gradient)
+    return double_backward(apply(nll_loss_p, input, target, weight, reduction=reduction,
+                                 ignore_index=int(ignore_index)), input)
 
 
 # --- constant padding -------------------------------------------------------------------

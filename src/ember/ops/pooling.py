@@ -44,6 +44,7 @@ from .avg_pool import (  # noqa: F401  (this module's public names)
     channels_last_1d,
 )
 from .conv import as_channels_last, channels_last_like
+from .double_backward import double_backward
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
 from .unary import check_tensor, touch_then_check
 
@@ -257,7 +258,7 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
     else:
         layout = input.ndim == nd + 2 and channels_last_like(input)
     return _laid_out(values, index, return_indices, "SqueezeBackward1" if nd == 1 else None,
-                     layout)
+                     layout, input)
 
 
 def _check_output_size(nd: int, input: Tensor, kernel, stride, padding, dilation,
@@ -281,13 +282,15 @@ def _check_output_size(nd: int, input: Tensor, kernel, stride, padding, dilation
 
 
 def _laid_out(values: Tensor, index: Tensor, return_indices: bool, name: str | None,
-              channels_last: bool):
+              channels_last: bool, input: Tensor):
     """A max pooling's results as PyTorch returns them: both channels-last where its kernel
     allocates them so, the values' node named `name` where PyTorch's differs from the
-    primitive's."""
+    primitive's (and marked: PyTorch's derivative kernel takes the input, so a create_graph
+    gradient requires grad where it does, with zeros as its own gradient)."""
     node = values.grad_fn
     if name is not None and node is not None:
         rename_node(node, name)
+    double_backward(values, input)
     if channels_last:  # (a copy, unless the kernel wrote that layout; named as the op)
         values = as_channels_last(values, node and type(node).__name__)
         index = as_channels_last(index)
@@ -400,11 +403,11 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
             values, index = apply(max_pool_p, input, kernel=k, stride=k, padding=(0, 0),
                                   dilation=(1, 1), ceil_mode=False)
             return _laid_out(values, index, return_indices, "AdaptiveMaxPool2DBackward0",
-                             input.ndim == 4 and channels_last_like(input))
+                             input.ndim == 4 and channels_last_like(input), input)
         values, index = apply(adaptive_max_pool_p, input, out_size=sizes)
         # (PyTorch's adaptive 3-d kernel writes contiguous results whatever the input)
         return _laid_out(values, index, return_indices, None,
-                         nd == 2 and input.ndim == 4 and channels_last_like(input))
+                         nd == 2 and input.ndim == 4 and channels_last_like(input), input)
     sizes = (adaptive_1d_size("max", input, output_size),)
     if not (input.dtype.is_floating_point and not input.dtype.is_complex):
         # (the 2-d kernel it runs refuses the dtype)
@@ -418,7 +421,7 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
     if all(sizes[i] and sp[i] % sizes[i] == 0 for i in range(nd)):
         k = tuple(sp[i] // sizes[i] for i in range(nd))
         v, i = max_pool_nd(nd, input, k, k, 0, 1, False, True)
-        return _laid_out(v, i, return_indices, None, channels_last_1d(input))
+        return _laid_out(v, i, return_indices, None, channels_last_1d(input), input)
     vals, idxs = [], []  # (one pooling per bin; the node renamed as max_pool1d's)
     for o in range(sizes[0]):
         start = (o * sp[0]) // sizes[0]
@@ -428,7 +431,8 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
         vals.append(v)
         idxs.append(i + start)
     v, i = cat(vals, -1), cat(idxs, -1)
-    return _laid_out(v, i, return_indices, "SqueezeBackward1", channels_last_1d(input))
+    return _laid_out(v, i, return_indices, "SqueezeBackward1", channels_last_1d(input),
+                     input)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):

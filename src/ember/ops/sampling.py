@@ -31,6 +31,7 @@ from .._core import forward_mode_active
 from .._tensor import Tensor
 from ._batching import batch_size, batched
 from ._fma import fma as fused_multiply_add
+from .double_backward import double_backward
 from .registry import (
     Primitive,
     apply,
@@ -580,8 +581,10 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
     """Sample `input` (N, C, *spatial) at the normalised points of `grid`; the mode and
     padding are the enum ints `nn.functional.grid_sample` passes (see MODES, PADDINGS)."""
     _check(input, grid, interpolation_mode)
-    return apply(grid_sampler_p, input, grid, mode=int(interpolation_mode),
-                 padding=int(padding_mode), align=bool(align_corners))
+    out = apply(grid_sampler_p, input, grid, mode=int(interpolation_mode),
+                padding=int(padding_mode), align=bool(align_corners))
+    # (PyTorch's derivative kernel takes both, and gives no gradient of the input's gradient)
+    return double_backward(out, input, grid, zero=False)
 
 
 TENSOR_METHODS: dict = {}

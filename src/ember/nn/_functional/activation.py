@@ -7,6 +7,7 @@ shrinks) are composed here from ember ops.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import ember as E
@@ -44,6 +45,7 @@ from ...ops.activation import (
     threshold,
     threshold_,
 )
+from ...ops.double_backward import double_backward
 from ...ops.glu import glu_halves
 from ...ops.registry import rename_node, saves
 from ...ops.softmax import implicit_softmax_dim
@@ -140,9 +142,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f" {weight.numel()} and channel size = {channels}.")
         if input.dim() >= 2:
             w = weight.reshape((-1,) + (1,) * (input.dim() - 2))
-    # (PyTorch's _prelu_kernel node keeps the input and the weight, whichever needs grad)
-    return _named(saves(E.where(input > 0, input, w * input), input, weight),
-                  "PreluKernelBackward0")
+    # (PyTorch's _prelu_kernel node keeps the input and the weight, whichever needs grad;
+    # its derivative kernel takes both, so a create_graph gradient requires grad where
+    # either does, with zeros as their gradients)
+    return double_backward(_named(saves(E.where(input > 0, input, w * input), input, weight),
+                                  "PreluKernelBackward0"), input, weight)
 
 
 def _float_only(input: Tensor, kernel: str) -> None:
@@ -154,9 +158,10 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     check_tensor(input, "hardshrink")
     _float_only(input, "hardshrink_cpu")
     lambd = float(scalar_value(lambd, input.dtype))  # (the kernel reads it as the input's type)
-    # (PyTorch's node saves the input: an in-place op on it refuses backward)
-    return _named(saves(E.where((input >= -lambd) & (input <= lambd), 0.0, input), input),
-                  "HardshrinkBackward0")
+    # (PyTorch's node saves the input: an in-place op on it refuses backward; its
+    # derivative kernel takes it: a create_graph gradient requires grad, zeros its gradient)
+    return double_backward(_named(saves(E.where((input >= -lambd) & (input <= lambd), 0.0,
+                                                input), input), "HardshrinkBackward0"), input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -167,9 +172,9 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if not 0 <= lambd <= top:  # (NaN too; the bounds printed as C++ prints a double)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{type_name(input.dtype)}, but found {lambd:g}")
-    return _named(saves(E.where(input > lambd, input - lambd,
-                                E.where(input < -lambd, input + lambd, 0.0)), input),
-                  "SoftshrinkBackward0")
+    return double_backward(_named(saves(E.where(input > lambd, input - lambd,
+                                                E.where(input < -lambd, input + lambd, 0.0)),
+                                        input), "SoftshrinkBackward0"), input)  # (as hardshrink)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
@@ -181,6 +186,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     dtype (float for 16-bit inputs). The gradient is the slope drawn (1 elsewhere)."""
     check_tensor(input, "rrelu_" if inplace else "rrelu")
     lower, upper = (real_operand(v, dt.float64) for v in (lower, upper))  # (read as doubles)
+    for side, v in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(v):
+            raise RuntimeError(f"rrelu: {side} bound must be finite, got {float(v)}")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:

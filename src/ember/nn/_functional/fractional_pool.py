@@ -16,6 +16,7 @@ import ember as E
 
 from ..._tensor import Tensor
 from ...ops._common import type_name
+from ...ops.double_backward import double_backward
 from ...ops.registry import rename_node
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
@@ -148,6 +149,7 @@ def _fractional(nd: int, input: Tensor, kernel_size, output_size, output_ratio,
         values = x.flatten(2).gather(2, idx.flatten(2)).view(n, c, *out)
     if values.grad_fn is not None:
         rename_node(values.grad_fn, f"FractionalMaxPool{nd}DBackward0")
+        double_backward(values, x)  # (PyTorch's derivative kernel takes the input)
     return (values, idx) if batched else (values.squeeze(0), idx.squeeze(0))
 
 

@@ -30,6 +30,7 @@ from ...ops.conv import (
     conv_transpose2d,
     conv_transpose3d,
 )
+from ...ops.double_backward import double_backward
 from ...ops.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -202,7 +203,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     out = nn_ops.keep_channels_last(input, out, node)
     if out.grad_fn is not None:
         rename_node(out.grad_fn, node)
-    return saves(out, input)
+    # (PyTorch's derivative kernel takes the input: a create_graph gradient requires grad)
+    return double_backward(saves(out, input), input)
 
 
 # --- unfold / fold ----------------------------------------------------------------------
