@@ -16,14 +16,24 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 
 import ember
 from ember._core import BY_LOOP, MISSING, Member, batch_rules, bind, jvp_rule, loop_reasons
-from ember.ops import composite, histogram, reduce, scan, searchsorted, softmax, sorting, stats
+from ember.ops import (
+    composite,
+    extrema,
+    histogram,
+    reduce,
+    scan,
+    searchsorted,
+    softmax,
+    sorting,
+    stats,
+)
 from ember.ops._pair_norms import in_order_sum
 
 F = ember.nn.functional
 
 FAMILIES = (reduce.reduce_p, reduce.pick_p, scan.scan_p)
 PRIMITIVES = FAMILIES + (
-    reduce.argextremum_p, softmax.softmax_p, softmax.softmax_backward_p, sorting.unique_p,
+    extrema.argextremum_p, softmax.softmax_p, softmax.softmax_backward_p, sorting.unique_p,
     sorting.unique_consecutive_p, searchsorted.searchsorted_p, sorting.bincount_p,
     sorting.histc_p, stats.quantile_index_p, composite.isin_p, histogram.histogram_p)
 

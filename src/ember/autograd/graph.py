@@ -140,6 +140,9 @@ class Node:
     _packed = False  # whether saved_tensors_hooks packed what it saved (saved_hooks.py)
     _compiled = None  # the compiled function whose capture recorded this node (ember.graph)
     _kept = None  # ((tensor, version, output nr), ...) what PyTorch's kernel saves (`keep`)
+    # {name: value}: the op's arguments as the caller gave them, where the params hold them
+    # normalised (a negative dim); `_saved_dim` ... shows these (ops.registry.keep_given)
+    _given = None
     # how many leading outputs are differentiable, when some are not (max(dim)'s indices):
     # PyTorch's node has only those outputs, so its hooks see only their gradients
     _n_diff = None

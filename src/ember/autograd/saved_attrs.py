@@ -19,6 +19,11 @@ A source in the table is one of:
   `p.NAME!i`: an integral float shown as an int;
 - `szN`: the shape of input N (`_saved_self_sym_sizes`), `numel0` input 0's element count,
   `ndN` its number of dims.
+
+PyTorch's node keeps a dim as the caller gave it (negative, a tuple in the caller's order,
+None for every dim), where ember's params hold it normalised for the kernels: an op that
+records its arguments as given (`ops.registry.keep_given`) has those shown instead, shaped
+as PyTorch shows them (`_as_given`).
 """
 
 from __future__ import annotations
@@ -111,6 +116,14 @@ _TABLE_SPEC = {
     "MedianBackward0": "result=r self=a0",
     "NanmedianBackward0": "result=r self=a0",
     "LogsumexpBackward0": "dim=p.dims keepdim=p.keepdim result=r self=a0",
+    "NansumBackward0": "dim=p.dims keepdim=p.keepdim self=a0",
+    "NanmedianBackward1": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
+    "VarBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim self=a0",
+    "StdBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim result=r self=a0",
+    "VarMeanBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim self=a0",
+    "StdMeanBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim result0=r0 "
+                        "self=a0",
+    "LinalgVectorNormBackward0": "dim=p.dims keepdim=p.keepdim ord=p.ord result=r self=a0",
     "CumsumBackward0": "dim=p.dim",
     "CumprodBackward0": "dim=p.dim result=r self=a0",
     "LogcumsumexpBackward0": "dim=p.dim result=r self=a0",
@@ -164,6 +177,11 @@ _TABLE_SPEC = {
     "ScatterAddBackward0": "dim=p.dim index=a1",
     "IndexAddBackward0": "alpha=p.alpha|1 dim=p.dim index=a1 source=a2 source_dim=nd2",
     "IndexCopyBackward0": "dim=p.dim index=a1 source=a2 source_dim=nd2",
+    "IndexFillBackward0": "dim=p.dim index=a1",
+    "ScatterReduceBackward0": "dim=p.dim include_self=p.include_self index=a1 reduce=p.reduce "
+                              "result=r self=a0 src=a2",
+    # (index_select is ember's indexing primitive with a key: its dim is the one given)
+    "IndexSelectBackward0": "dim=p.dim index=a1 " + _SIZES,
 }
 
 
@@ -189,7 +207,40 @@ def saved_attribute(node: Node, name: str):
         raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
     if raw:
         return SavedTensor(node, source)
+    given = node._given
+    if given is not None:
+        attr = name[len("_saved_"):]
+        if attr in given and not _is_tensor_source(source):
+            return _as_given(given[attr], _resolve(node, source), attr)
     return _saved_hooks.unpack(_resolve(node, source))
+
+
+_UINT64 = 1 << 64
+# (arguments PyTorch's signature types as Scalar: shown as given, not as an int64)
+_SCALAR_ARGS = frozenset({"correction", "ord"})
+
+
+def _as_given(value, kept, attr: str):
+    """An argument as the caller gave it (`keep_given`), shaped as PyTorch's node shows it:
+    a tuple where the op takes a list of dims (`kept`, the normalised value, is one), a
+    negative int as the unsigned 64-bit number its int64 reads as, a 0-d tensor as its
+    number."""
+    if value is None:
+        return None
+    if isinstance(value, tuple | list):
+        return tuple(_unsigned(v) for v in value)
+    if kept.__class__ is tuple:
+        return (_unsigned(value),)
+    if attr in _SCALAR_ARGS:
+        return value.item() if hasattr(value, "item") else value
+    return _unsigned(value)
+
+
+def _unsigned(v):
+    if isinstance(v, bool) or not hasattr(v, "__index__"):
+        return v  # (a name: scatter_reduce's `reduce`)
+    v = int(v)
+    return v + _UINT64 if v < 0 else v
 
 
 def _is_tensor_source(source: str) -> bool:

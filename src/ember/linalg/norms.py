@@ -145,7 +145,9 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
-            r = vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+            # (PyTorch's linalg.norm passes its default order on as the float 2.0, which
+            # its node shows as `_saved_ord`)
+            r = vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
             return _norm_out(r, out, "linalg.norm")
         if len(dims) == 2:
             r = matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
@@ -153,7 +155,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
                            f"{list(dims)}")
     if ord is None:
-        return _norm_out(vector_norm(A, 2, None, keepdim, dtype=dtype), out, "linalg.norm")
+        return _norm_out(vector_norm(A, 2.0, None, keepdim, dtype=dtype), out, "linalg.norm")
     if A.ndim == 1:
         return _norm_out(vector_norm(A, ord, None, keepdim, dtype=dtype), out, "linalg.norm")
     if A.ndim == 2:

@@ -54,6 +54,7 @@ from .registry import (
     defbatch,
     defjvp,
     defvjp,
+    keep_given,
     nondifferentiable,
 )
 
@@ -680,7 +681,10 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0): values picked along `dim`."""
     d = wrap_dim(dim, max(input.ndim, 1))
     check_gather_index("gather", input, d, index)
-    return write_out(_gather(input, index, d), out)
+    r = _gather(input, index, d)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,

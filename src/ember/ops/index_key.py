@@ -26,6 +26,7 @@ from .._tensor import Tensor, _wrap
 from .._user_warnings import user_stacklevel, warn_at_user
 from .._view import broadcast_shapes
 from . import movement
+from .registry import keep_given
 
 _BAD_KEY = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
             "are valid indices (got {})")
@@ -239,6 +240,8 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
             if i < -n or i >= n:
                 raise index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
             view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
+            if view._grad_fn is not None:
+                keep_given(view, index=i)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
             # (in a key, PyTorch turns a 0-d mask into an index without the uint8 warning)
             t = index_tensor(k, warn=not (tensor_ints and getattr(k, "ndim", 1) == 0))

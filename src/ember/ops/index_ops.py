@@ -1,4 +1,5 @@
-"""Index-driven ops: index_select / add / copy / fill, the scatter family, masked ops, take.
+"""Index-driven ops: index_select / add / copy / fill, the scatter family, masked ops (take
+and put: flat_index.py).
 
 Each is a primitive (a NumPy kernel on a fresh copy) with its VJP, JVP and batch rule
 beside it: selecting ops transpose to scatter-adds, writing ops zero the overwritten
@@ -69,8 +70,8 @@ from .registry import (
     defbatch,
     defjvp,
     defvjp,
+    keep_given,
     overlapping,
-    saves,
 )
 from .scatter_legacy import scatter_legacy_fn
 from .setitem import setitem_p
@@ -139,6 +140,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         return own(input, dim, index)
     d = checks.index_select(input, dim, index)
     res = apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,), select=True)
+    if res._grad_fn is not None:
+        keep_given(res, dim=dim)
     if isinstance(out, Tensor) and out._dtype is not input._dtype:  # (after the grad check)
         refuse_out_grad(res, out)
         raise RuntimeError("index_select(): self and result must have the same scalar type")
@@ -242,8 +245,10 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
               out=None) -> Tensor:
     """`input` with `alpha * source` added at `index` along `dim` (repeats accumulate)."""
     d = checks.index_add(input, dim, index, source, alpha)
-    return write_exact(apply(index_copy_p, input, index, source, dim=d, accumulate=True,
-                           alpha=alpha), out)
+    r = apply(index_copy_p, input, index, source, dim=d, accumulate=True, alpha=alpha)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_exact(r, out)
 
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
@@ -255,7 +260,10 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the slices at `index` along `dim` replaced by `source`'s."""
     d = checks.index_copy(input, dim, index, source)
-    return write_exact(apply(index_copy_p, input, index, source, dim=d), out)
+    r = apply(index_copy_p, input, index, source, dim=d)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_exact(r, out)
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -300,7 +308,10 @@ def _index_fill_args(x: Tensor, dim, index: Tensor, value):
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """`input` with the slices at `index` along `dim` set to the scalar `value`."""
     d, v = _index_fill_args(input, dim, index, value)
-    return apply(index_copy_p, input, index, v, dim=d, fill=True)
+    r = apply(index_copy_p, input, index, v, dim=d, fill=True)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return r
 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
@@ -467,7 +478,10 @@ def _scatter_args(name: str, x: Tensor, dim, index: Tensor, src):
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None,
             out=None) -> Tensor:
     """`input` with `src` (or the scalar `value`) written at `index` along `dim`."""
-    return write_exact(_scatter(input, dim, index, src, value, reduce, apply), out)
+    r = _scatter(input, dim, index, src, value, reduce, apply)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_exact(r, out)
 
 
 def scatter_(self: Tensor, dim: int, index: Tensor, src=None, *, value=None,
@@ -499,7 +513,10 @@ def _scatter(x, dim, index, src, value, reduce, run):
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     d = _scatter_args("scatter_add", input, dim, index, src)
-    return write_exact(apply(scatter_p, input, index, src, fn=scatter_add_fn, dim=d), out)
+    r = apply(scatter_p, input, index, src, fn=scatter_add_fn, dim=d)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_exact(r, out)
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -522,9 +539,12 @@ def _scatter_reduce_args(x, dim, index, src, reduce):
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True, out=None) -> Tensor:
     """`input` with `src` reduced into it at `index` along `dim` (sum/prod/mean/amax/amin)."""
-    d, reduce = _scatter_reduce_args(input, dim, index, src, reduce)
-    return write_exact(apply(scatter_p, input, index, src, fn=scatter_reduce_fn, dim=d,
-                           reduce=reduce, include_self=bool(include_self)), out)
+    d, kernel_reduce = _scatter_reduce_args(input, dim, index, src, reduce)
+    r = apply(scatter_p, input, index, src, fn=scatter_reduce_fn, dim=d, reduce=kernel_reduce,
+              include_self=bool(include_self))
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim, reduce=reduce)
+    return write_exact(r, out)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
@@ -749,37 +769,6 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return apply_(masked_scatter_p, self, mask, source)
 
 
-# --- take ------------------------------------------------------------------------------------
-
-def take(input: Tensor, index: Tensor) -> Tensor:
-    """`input` read as 1-D at `index` (result has index's shape)."""
-    checks.take(input, index)
-    flat = input if input.ndim == 1 else input.reshape(-1)
-    # (PyTorch's take_backward names the input: its node keeps it)
-    return saves(apply(index_p, flat, index, key=(TENSOR_SLOT,)), input)
-
-
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    """`input` read as 1-D with `source`'s values written (or, with `accumulate`, added) at
-    `index`; negative indices count from the end."""
-    checks.put(input, index, source)
-    if index.numel() == 0:
-        return input.clone()
-    n = input.numel()
-    idx = index.reshape(-1)
-    idx = where(idx < 0, idx + n, idx)
-    r = apply(index_copy_p, input.reshape(-1), idx, source.reshape(-1), dim=0,
-              accumulate=bool(accumulate))
-    return r.reshape(input._shape)
-
-
-def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    checks.put(self, index, source)
-    if index.numel() == 0:
-        return self
-    return self.copy_(put(self, index, source, accumulate))
-
-
 TENSOR_METHODS = {
     "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
     "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill,
@@ -788,11 +777,10 @@ TENSOR_METHODS = {
     "scatter_add": scatter_add, "scatter_add_": scatter_add_,
     "scatter_reduce": scatter_reduce, "scatter_reduce_": scatter_reduce_,
     "masked_fill": masked_fill, "masked_fill_": masked_fill_, "masked_select": masked_select,
-    "masked_scatter": masked_scatter, "masked_scatter_": masked_scatter_, "take": take,
-    "put": put, "put_": put_,
+    "masked_scatter": masked_scatter, "masked_scatter_": masked_scatter_,
 }
 
 __all__ = [
-    "index_select", "index_add", "index_copy", "index_fill", "index_reduce", "scatter", "take",
-    "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "put",
+    "index_select", "index_add", "index_copy", "index_fill", "index_reduce", "scatter",
+    "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter",
 ]

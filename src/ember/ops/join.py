@@ -27,7 +27,16 @@ from ._aten_text import aten_text
 from ._batching import batch_size, batched
 from ._common import layout_like, refuse_out_grad, type_name, write_out
 from ._size_args import REQUIRED, int_list, keyword_list
-from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp, defvjp_variadic
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    deflinear,
+    defvjp,
+    defvjp_variadic,
+    keep_given,
+)
 from .views import move_to_front, unsqueeze, view_p
 
 
@@ -147,6 +156,8 @@ def _cat(name: str, tensors, dim: int, out) -> Tensor:
     cl = nd == 4 and all(not t.is_contiguous() and is_channels_last(t._shape, t.stride())
                          for t in kept)
     r = apply(cat_p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
     return r if out is None else _write_joined(r, out, tuple(kept))
 
 
@@ -200,6 +211,8 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
                                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
                                f"{i}")
     r = apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors))
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
     return r if out is None else _write_joined(r, out, tuple(tensors))
 
 
@@ -449,11 +462,14 @@ def flip(input: Tensor, dims) -> Tensor:
     return _flip(input, int_list((dims,), "flip", "dims", 2, method=False))
 
 
-def _flip(input: Tensor, dims: tuple) -> Tensor:
-    dims = wrap_dims(dims, max(input.ndim, 1))
+def _flip(input: Tensor, given: tuple) -> Tensor:
+    dims = wrap_dims(given, max(input.ndim, 1))
     if input.ndim == 0:
         dims = ()
-    return apply(flip_p, input, dims=dims)
+    r = apply(flip_p, input, dims=dims)
+    if r._grad_fn is not None:
+        keep_given(r, dims=given)
+    return r
 
 
 def _flip_method(self: Tensor, *dims) -> Tensor:
@@ -528,16 +544,23 @@ def roll(input: Tensor, shifts=REQUIRED, dims=None) -> Tensor:
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, "
                                "dims:0")
-        return apply(roll_p, input, shifts=shifts_t[0], dims=None)
+        r = apply(roll_p, input, shifts=shifts_t[0], dims=None)
+        if r._grad_fn is not None:  # (PyTorch's node shows no dims as an empty list)
+            keep_given(r, dims=(), shifts=shifts_t)
+        return r
     if len(shifts_t) != len(dims_t):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:"
                            f"{len(dims_t)}")
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dims_t[0]} but tensor has no dimensions")
-    dims_t = tuple(wrap_dim(d, input.ndim) for d in dims_t)
+    given, dims_t = dims_t, tuple(wrap_dim(d, input.ndim) for d in dims_t)
     if _rolls_channels_last(input, shifts_t, dims_t):
-        return apply(roll_p, input, shifts=shifts_t, dims=dims_t, channels_last=True)
-    return apply(roll_p, input, shifts=shifts_t, dims=dims_t)
+        r = apply(roll_p, input, shifts=shifts_t, dims=dims_t, channels_last=True)
+    else:
+        r = apply(roll_p, input, shifts=shifts_t, dims=dims_t)
+    if r._grad_fn is not None:
+        keep_given(r, dims=given, shifts=shifts_t)
+    return r
 
 
 def _rolls_channels_last(input: Tensor, shifts, dims) -> bool:

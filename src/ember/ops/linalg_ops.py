@@ -30,6 +30,7 @@ from .registry import (
     defjvp,
     deflinear,
     defvjp,
+    keep_given,
 )
 
 _grad_state = _grad_mode.state
@@ -271,7 +272,10 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Te
     if input._dtype is not other._dtype:
         raise RuntimeError(f"expected scalar type {type_name(input._dtype)} but found "
                            f"{type_name(other._dtype)}")
-    return write_out(apply(cross_p, input, other, dim=d - input.ndim), out)
+    r = apply(cross_p, input, other, dim=d - input.ndim)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:

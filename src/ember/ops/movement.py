@@ -33,6 +33,7 @@ from .registry import (
     Primitive,
     bind,
     defbatch,
+    keep_given,
     nondifferentiable,
 )
 from .views import (  # noqa: F401  (restride, view_p: re-exported for the op modules)
@@ -255,7 +256,10 @@ def permute(x: Tensor, *dims, **kwargs) -> Tensor:
     wrapped = tuple(wrap_dim(d, x.ndim) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return bind(view_p, x, fn=V_PERMUTE, dims=wrapped)
+    r = bind(view_p, x, fn=V_PERMUTE, dims=wrapped)
+    if r._grad_fn is not None:
+        keep_given(r, dims=dims)
+    return r
 
 
 @method_aware
@@ -266,7 +270,10 @@ def transpose(x: Tensor, dim0: int = REQUIRED, dim1: int = REQUIRED) -> Tensor:
     if not x._strided and (own := layout_own(x, "transpose")) is not None:
         return own(x, dim0, dim1)
     nd = x.ndim
-    return bind(view_p, x, fn=V_TRANSPOSE, dim0=wrap_dim(dim0, nd), dim1=wrap_dim(dim1, nd))
+    r = bind(view_p, x, fn=V_TRANSPOSE, dim0=wrap_dim(dim0, nd), dim1=wrap_dim(dim1, nd))
+    if r._grad_fn is not None:
+        keep_given(r, dim0=dim0, dim1=dim1)
+    return r
 
 
 @method_aware
@@ -336,7 +343,8 @@ def _H(x: Tensor) -> Tensor:
         batches = " For batches of matrices, consider using tensor.mH" if x.ndim > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{x.ndim}-D tensor.{batches}")
-    return transpose(x, 0, 1).conj()  # (a transpose, as PyTorch's: TransposeBackward0)
+    # (a transpose of the last two dims, as PyTorch's: TransposeBackward0 with dims -2, -1)
+    return transpose(x, -2, -1).conj()
 
 
 def _mH(x: Tensor) -> Tensor:
@@ -446,8 +454,12 @@ def squeeze_dims(x: Tensor, dim, name: str, method: bool) -> Tensor:
                                      all(type(d) is int for d in dim)):
         dim = _size_args.squeeze_dim(x, dim, name, method)
     if isinstance(dim, (tuple, list)):
-        return bind(view_p, x, fn=V_SQUEEZE_DIMS, dims=wrap_dims(dim, max(nd, 1)))
-    return bind(view_p, x, fn=V_SQUEEZE_DIM, dims=(wrap_dim(dim, max(nd, 1)),))
+        r = bind(view_p, x, fn=V_SQUEEZE_DIMS, dims=wrap_dims(dim, max(nd, 1)))
+    else:
+        r = bind(view_p, x, fn=V_SQUEEZE_DIM, dims=(wrap_dim(dim, max(nd, 1)),))
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return r
 
 
 @method_aware
@@ -457,10 +469,16 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
     if type(dim) is not int:
         (dim,) = _size_args.int_args((dim,), ("dim",), "unsqueeze",
                                      1 if called_as_method() else 2)
-    return bind(view_p, x, fn=V_UNSQUEEZE, dim=wrap_dim(dim, x.ndim + 1))
+    r = bind(view_p, x, fn=V_UNSQUEEZE, dim=wrap_dim(dim, x.ndim + 1))
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return r
 
 
 # --- selecting views ---------------------------------------------------------------
+
+_INT64_MAX = (1 << 63) - 1
+
 
 def _slice_args(n: int, start, stop, step: int):
     if step <= 0:
@@ -479,8 +497,12 @@ def _slice_args(n: int, start, stop, step: int):
 def slice_dim(x: Tensor, dim: int, start=None, stop=None, step: int = 1) -> Tensor:
     """`x[..., start:stop:step, ...]` along `dim` (PyTorch's `slice` op)."""
     d = wrap_dim(dim, x.ndim)
-    start, stop = _slice_args(x._shape[d], start, stop, step)
-    return bind(view_p, x, fn=V_SLICE, dim=d, start=start, stop=stop, step=step)
+    begin, end = _slice_args(x._shape[d], start, stop, step)
+    r = bind(view_p, x, fn=V_SLICE, dim=d, start=begin, stop=end, step=step)
+    if r._grad_fn is not None:  # (an end left out is PyTorch's INT64_MAX)
+        keep_given(r, dim=dim, start=0 if start is None else start,
+                   end=_INT64_MAX if stop is None else stop)
+    return r
 
 
 _NARROW_OVERLOADS = ("(int dim, Tensor start, int length)", "(int dim, int start, int length)")
@@ -533,7 +555,10 @@ def _narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
         start += n
     if length < 0 or start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return bind(view_p, x, fn=V_SLICE, dim=d, start=start, stop=start + length, step=1)
+    r = bind(view_p, x, fn=V_SLICE, dim=d, start=start, stop=start + length, step=1)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return r
 
 
 def select(x: Tensor, dim: int, index: int) -> Tensor:
@@ -543,13 +568,16 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)
     n = x._shape[d]
-    index = int(index)
+    given = index = int(index)
     if index < -n or index >= n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x._shape)} at dimension {d}")
     if index < 0:
         index += n
-    return bind(view_p, x, fn=V_SELECT, dim=d, index=index)
+    r = bind(view_p, x, fn=V_SELECT, dim=d, index=index)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim, index=given)
+    return r
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -558,7 +586,10 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
     d1, d2 = wrap_dim(dim1, max(nd, 1)), wrap_dim(dim2, max(nd, 1))  # IndexError first
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return bind(view_p, x, fn=V_DIAGONAL, offset_=offset, dim1=d1, dim2=d2)
+    r = bind(view_p, x, fn=V_DIAGONAL, offset_=offset, dim1=d1, dim2=d2)
+    if r._grad_fn is not None:
+        keep_given(r, dim1=dim1, dim2=dim2)
+    return r
 
 
 def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -581,7 +612,10 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return bind(view_p, x, fn=V_UNFOLD, dim=d, size=size, step=step)
+    r = bind(view_p, x, fn=V_UNFOLD, dim=d, size=size, step=step)
+    if r._grad_fn is not None:
+        keep_given(r, dimension=dimension)
+    return r
 
 
 def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:

@@ -1,5 +1,5 @@
-"""Reductions: sum, mean, nansum, nanmean, prod, amax / amin, max / min (with indices),
-argmax / argmin, aminmax, any / all, count_nonzero, and `sum_to_size`.
+"""Reductions: sum, mean, nansum, nanmean, prod, any / all, count_nonzero, and
+`sum_to_size` (amax / amin, max / min, argmax / argmin and aminmax: extrema.py).
 
 `dim` may be an int, a tuple or None; `keepdim` keeps reduced dims as size 1.
 `dtype=` casts the input first, as PyTorch does. float16 / bfloat16 accumulate in
@@ -8,11 +8,11 @@ float32 and round once, as PyTorch's CPU kernels do.
 Two families hold this area's math (and the modules above add members to them):
 
 - `reduce_p`: one tensor reduced over `dims` (a sorted tuple; every dim for a full
-  reduction) with `keepdim`: sum, mean, prod, amax, any, count_nonzero here; var, norm,
-  median in stats.py; logsumexp in softmax.py. One batch rule serves them all.
+  reduction) with `keepdim`: sum, mean, prod, any, count_nonzero here; amax in extrema.py;
+  var, norm, median in stats.py; logsumexp in softmax.py. One batch rule serves them all.
 - `pick_p`: (values, indices) whose values are elements of the input picked along one
-  `dim`: max / min with a dim here, median / mode in stats.py, sort / topk / kthvalue in
-  sorting.py, cummax / cummin in scan.py. Their tangent is the input's tangent gathered
+  `dim`: max / min with a dim in extrema.py, median / mode in stats.py, sort / topk /
+  kthvalue in sorting.py, cummax / cummin in scan.py. Their tangent is the input's tangent gathered
   at the indices; their gradient is scattered back through them.
 
 A member per PyTorch node name: `x.sum()` is `fn=SUM` (SumBackward0), `x.sum(1)` is
@@ -33,22 +33,20 @@ from .._view import numel, wrap_dim, wrap_dims
 from ..amp.autocast_mode import autocast_op
 from ..native import calls
 from ._batching import front
-from ._common import along, c_type_name, cast_input, type_name, write_exact, write_out
-from ._out_checks import _exact_namedtuple, check_same_as_input
+from ._common import along, c_type_name, cast_input, type_name, write_out
 from ._return_types import as_namedtuple, return_type  # noqa: F401 (imported from here)
 from ._size_args import dims_one_by_one
 from .registry import (
     Family,
     Member,
-    Primitive,
     apply,
     bind,
     defbatch,
     defjvp,
     deflinear,
     defvjp,
+    keep_given,
     nondifferentiable,
-    rename_node,
 )
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -263,16 +261,30 @@ def _cast_for_sum(x: Tensor, dtype, out=None) -> Tensor:
     return x if x._dtype is d else cast_input(x, d, out)
 
 
-def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
-    """Sum over `dim` (all dims when None); ints and bool sum to int64."""
-    if isinstance(dim, dt.dtype):
-        dim, dtype = None, dim
+class _EveryDim:
+    """The default `dim` of sum and mean: PyTorch's `x.sum()` and `x.sum(None)` are two
+    overloads, their nodes SumBackward0 and SumBackward1 (whose `_saved_dim` is None)."""
+
+    def __repr__(self) -> str:
+        return "<every dim>"
+
+
+EVERY_DIM = _EveryDim()
+
+
+def sum(input: Tensor, dim=EVERY_DIM, keepdim: bool = False, *, dtype=None,
+        out=None) -> Tensor:
+    """Sum over `dim` (all dims when None or left out); ints and bool sum to int64."""
+    if isinstance(dim, dt.dtype):  # (`x.sum(torch.float64)`: the dtype, positionally)
+        dim, dtype = EVERY_DIM, dim
     x = _cast_for_sum(input, dtype, out)
-    if dim is None:
+    if dim is EVERY_DIM:
         return write_out(apply(reduce_p, x, fn=SUM, dims=norm_dims(None, x.ndim),
                                keepdim=keepdim), out)
-    return write_out(apply(reduce_p, x, fn=SUM_DIMS, dims=norm_dims(dim, x.ndim),
-                           keepdim=keepdim), out)
+    r = apply(reduce_p, x, fn=SUM_DIMS, dims=norm_dims(dim, x.ndim), keepdim=keepdim)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:
@@ -318,8 +330,10 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     x = _cast_for_sum(input, dtype, out)
     if dtype is None and x._dtype._kind < 2 and input._dtype._kind >= 2:  # (from out=)
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(x._dtype)}'")
-    return write_out(apply(reduce_p, x, fn=NANSUM, dims=norm_dims(dim, x.ndim),
-                           keepdim=keepdim), out)
+    r = apply(reduce_p, x, fn=NANSUM, dims=norm_dims(dim, x.ndim), keepdim=keepdim)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def _mean_kernel(a, *, dims, keepdim):
@@ -346,10 +360,12 @@ for _m in (MEAN, MEAN_DIMS):
     deflinear(_m)
 
 
-def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
-    """Mean over `dim`; integer inputs raise unless a floating `dtype` is given (as torch)."""
+def mean(input: Tensor, dim=EVERY_DIM, keepdim: bool = False, *, dtype=None,
+         out=None) -> Tensor:
+    """Mean over `dim` (all dims when None or left out); integer inputs raise unless a
+    floating `dtype` is given (as torch)."""
     if isinstance(dim, dt.dtype):
-        dim, dtype = None, dim
+        dim, dtype = EVERY_DIM, dim
     d = input._dtype if dtype is None else dtype
     if d._kind < 2:
         which = "Input" if dtype is None else "Optional"
@@ -358,11 +374,13 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
             f"{which} dtype must be either a floating point or complex dtype. Got: {type_name(d)}"
         )
     x = input if input._dtype is d else input.to(d)
-    if dim is None:
+    if dim is EVERY_DIM:
         return write_out(apply(reduce_p, x, fn=MEAN, dims=norm_dims(None, x.ndim),
                                keepdim=keepdim), out)
-    return write_out(apply(reduce_p, x, fn=MEAN_DIMS, dims=norm_dims(dim, x.ndim),
-                           keepdim=keepdim), out)
+    r = apply(reduce_p, x, fn=MEAN_DIMS, dims=norm_dims(dim, x.ndim), keepdim=keepdim)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -452,27 +470,16 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         return write_out(apply(reduce_p, x, fn=PROD, dims=tuple(range(x.ndim)),
                                keepdim=False), out)
     d = one_dim(dim, builtins.max(x.ndim, 1), "prod")
-    return write_out(apply(reduce_p, x, fn=PROD_DIM, dims=(d,), keepdim=keepdim), out)
+    r = apply(reduce_p, x, fn=PROD_DIM, dims=(d,), keepdim=keepdim)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
-# --- amax / amin / max / min -----------------------------------------------------------
+# --- shared by the reductions that pick elements (extrema.py, stats.py) ---------------
 
-def _extremum_kernel(largest: bool):
-    name, fn = ("amax", np.amax) if largest else ("amin", np.amin)
-
-    def kernel(a, *, dims, keepdim):
-        if a.size == 0:
-            for d in dims:
-                if a.shape[d] == 0:
-                    raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
-                                     "size.")
-        return np.asarray(along(fn, a, _axis(a, dims), keepdim))
-
-    kernel.__name__ = f"_{name}_kernel"
-    return kernel
-
-
-def _amax_vjp(g, out, x, *, dims, keepdim, nan_ties=False):
+def amax_vjp(g, out, x, *, dims, keepdim, nan_ties=False):
+    """VJP of amax / amin: the elements equal to the result share the gradient."""
     # NOTE: ties share the gradient equally, as in PyTorch's amax/amin backward. For a NaN
     # result amax's gradient is NaN (no input equals it), while max()'s counts every NaN
     # input as a tie (torch's evenly_distribute_backward).
@@ -489,138 +496,8 @@ def _amax_vjp(g, out, x, *, dims, keepdim, nan_ties=False):
 def evenly_distribute_vjp(g, out, x, *, dims, keepdim, **_):
     """VJP of a full reduction that picks a value (max(), median()): equal elements share
     the gradient, and a NaN result is shared by the NaN inputs (torch's rule)."""
-    return _amax_vjp(g, out, x, dims=dims, keepdim=keepdim, nan_ties=True)
+    return amax_vjp(g, out, x, dims=dims, keepdim=keepdim, nan_ties=True)
 
-
-def extremum_jvp(primals, tangents, out, *, dims, keepdim):
-    """amax's tangent: the tangent at the extremum (ties share it, as the gradient)."""
-    return masked_share_jvp(tangents[0], primals[0], out, dims, keepdim)
-
-
-# amax / amin, and max() / min() with no dim (whose VJP gives a NaN result's gradient to
-# the NaN inputs): PyTorch names the four nodes apart.
-AMAX = reduction("amax", _extremum_kernel(True))
-AMIN = reduction("amin", _extremum_kernel(False))
-MAX_ALL = reduction("max", _extremum_kernel(True), grad_name="MaxBackward1")
-MIN_ALL = reduction("min", _extremum_kernel(False), grad_name="MinBackward1")
-for _m in (AMAX, AMIN):
-    defvjp(_m, _amax_vjp, save_output=True)
-    defjvp(_m, extremum_jvp)
-for _m in (MAX_ALL, MIN_ALL):
-    defvjp(_m, evenly_distribute_vjp, save_output=True)
-    defjvp(_m, lambda primals, tangents, out, *, dims, keepdim: masked_share_jvp(
-        tangents[0], primals[0], out, dims, keepdim, nan_ties=True))
-
-
-def _no_complex_values(x: Tensor, kernel: str) -> None:
-    if x._dtype.is_complex:
-        raise NotImplementedError(
-            f'"{kernel}" not implemented for \'{type_name(x._dtype)}\'')
-
-
-def _extreme_values(largest: bool, name: str):
-    def op(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
-        if input.numel() == 0 and (dim is None or not isinstance(dim, int) and len(dim) == 0):
-            raise RuntimeError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument.")
-        # PyTorch checks each dim as given, in order, for a zero size before anything else
-        # (ranges of later dims, repeats, the dtype), and names it as given
-        given = () if not input.ndim else (dim,) if isinstance(dim, int) else tuple(dim or ())
-        for d in given:
-            if input._shape[wrap_dim(d, input.ndim)] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        dims = norm_dims(dim, input.ndim)
-        _no_complex_values(input, f"{name[1:]}_values_cpu")
-        check_same_as_input(input, out)
-        return write_out(apply(reduce_p, input, fn=AMAX if largest else AMIN, dims=dims,
-                               keepdim=keepdim), out)
-
-    op.__name__ = name
-    op.__doc__ = (f"The {name[1:]}imum over `dim` (all dims by default); ties share the "
-                  "gradient equally.")
-    return op
-
-
-amax = _extreme_values(True, "amax")
-amin = _extreme_values(False, "amin")
-
-
-def _argextremum_kernel(a, *, dim, keepdim, largest):
-    fn, name = (np.argmax, "argmax") if largest else (np.argmin, "argmin")
-    if dim is None:
-        if a.size == 0:
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
-                             "input.numel() == 0.")
-        r = fn(a.reshape(-1))
-        return np.asarray(r, dtype=np.int64).reshape((1,) * a.ndim if keepdim else ())
-    if a.ndim and a.shape[dim] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
-    r = fn(a, axis=dim, keepdims=keepdim) if a.ndim else fn(a.reshape(1))
-    return np.asarray(r, dtype=np.int64)
-
-
-def _arg_meta(x, *, dim, keepdim, largest):
-    if dim is None:
-        return ((1,) * x.ndim if keepdim else ()), dt.int64
-    return reduced_shape(x._shape, (dim,), keepdim), dt.int64
-
-
-# argmax and argmin (`largest`): one index-of-the-extremum reduction
-argextremum_p = Primitive("argextremum", c_order(_argextremum_kernel), _arg_meta)
-nondifferentiable(argextremum_p)
-
-
-def _argextremum_batch(args, bdims, *, dim, keepdim, largest):
-    x, bd = args[0], bdims[0]
-    if bd is None:
-        return bind(argextremum_p, x, dim=dim, keepdim=keepdim, largest=largest), None
-    x = front(x, bd)
-    if dim is None or x.ndim == 1:  # of the flattened input: flatten all but the batch
-        r = bind(argextremum_p, x.reshape(x._shape[0], -1), dim=1, keepdim=False,
-                 largest=largest)
-        return (r.reshape((-1,) + (1,) * (x.ndim - 1)) if keepdim and dim is None else r), 0
-    return bind(argextremum_p, x, dim=dim + 1, keepdim=keepdim, largest=largest), 0
-
-
-defbatch(argextremum_p, _argextremum_batch)
-
-
-def _arg(largest: bool, name: str):
-    def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
-        if isinstance(dim, (tuple, list)):
-            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
-        if input._dtype is dt.bool_:
-            raise RuntimeError(f"{name}(): does not support bool input")
-        no_complex(input, name)
-        d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
-        return write_exact(apply(argextremum_p, input, dim=d, keepdim=keepdim, largest=largest),
-                           out)
-
-    op.__name__ = name
-    op.__doc__ = f"Index of the {name[3:]} value over `dim` (of the flattened input if None)."
-    return op
-
-
-argmax = _arg(True, "argmax")
-argmin = _arg(False, "argmin")
-
-
-def _extremum_dim_kernel(largest: bool):
-    name, arg = ("max", np.argmax) if largest else ("min", np.argmin)
-
-    def kernel(a, *, dim, keepdim, in_shape=None):
-        if a.ndim == 0:
-            return a.copy(), np.zeros((), np.int64)
-        if a.shape[dim] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
-        idx = arg(a, axis=dim, keepdims=True)
-        vals = np.take_along_axis(a, idx, axis=dim)
-        if not keepdim:
-            vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-        return vals, idx.astype(np.int64)
-
-    return c_order(kernel)
 
 
 def dim_select_meta(x, *, dim, keepdim, **_):
@@ -643,73 +520,6 @@ def select_vjp(g, out, x, *, dim, keepdim, in_shape, **_):
     if not keepdim:
         gv, idx = gv.unsqueeze(dim), idx.unsqueeze(dim)
     return scatter_into_zeros(in_shape, dim, idx, gv)
-
-
-# max(dim) and min(dim): the values and indices of the extremum along one dim
-MAX_DIM = picker("max_dim", _extremum_dim_kernel(True), dim_select_meta, select_vjp,
-                 grad_name="MaxBackward0")
-MIN_DIM = picker("min_dim", _extremum_dim_kernel(False), dim_select_meta, select_vjp,
-                 grad_name="MinBackward0")
-
-max_result = return_type("max", ["values", "indices"])
-min_result = return_type("min", ["values", "indices"])
-
-
-def _extreme(largest: bool, binary_name: str, result, name: str):
-    def reduce(input: Tensor, dim=None, keepdim: bool = False, *, out=None, other=None):
-        if isinstance(dim, Tensor) or other is not None:
-            from . import binary_math
-
-            fn = getattr(binary_math, binary_name)
-            return write_out(fn(input, dim if other is None else other), out)
-        if dim is None:
-            if input.numel() == 0:
-                raise RuntimeError(
-                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                    "Specify the reduction dim with the 'dim' argument."
-                )
-            _no_complex_values(input, f"{name}_all")
-            return write_out(apply(reduce_p, input, fn=MAX_ALL if largest else MIN_ALL,
-                                   dims=tuple(range(input.ndim)), keepdim=False), out)
-        d = one_dim(dim, builtins.max(input.ndim, 1), name)  # IndexError before the dtype
-        if input.ndim and input._shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        no_complex(input, name)
-        return _exact_namedtuple(result, apply(pick_p, input, fn=MAX_DIM if largest else MIN_DIM,
-                                              dim=d, keepdim=keepdim, in_shape=input._shape),
-                                out)
-
-    reduce.__name__ = name
-    reduce.__doc__ = (f"The {name}imum of all elements; with `dim`, a ({name}) named tuple "
-                      f"(values, indices); with a tensor second argument, `{binary_name}`.")
-    return reduce
-
-
-max = _extreme(True, "maximum", max_result, "max")
-min = _extreme(False, "minimum", min_result, "min")
-
-aminmax_result = return_type("aminmax", ["min", "max"])
-
-
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
-    """(min, max) over one dim, or over everything when `dim` is None."""
-    _no_complex_values(input, "aminmax_cpu")
-    if dim is None:
-        if input.numel() == 0:
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
-                               "the operation has no identity.")
-        dims = tuple(range(input.ndim))
-    else:
-        d = one_dim(dim, builtins.max(input.ndim, 1), "aminmax")
-        if input.ndim and input._shape[d] == 0:
-            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
-        dims = (d,)
-    lo = apply(reduce_p, input, fn=AMIN, dims=dims, keepdim=keepdim)
-    hi = apply(reduce_p, input, fn=AMAX, dims=dims, keepdim=keepdim)
-    for part in (lo, hi):  # (two nodes here; PyTorch's one kernel's node is AminmaxBackward0)
-        if part._grad_fn is not None:
-            rename_node(part._grad_fn, "AminmaxBackward0")
-    return _exact_namedtuple(aminmax_result, (lo, hi), out)
 
 
 # --- any / all / count_nonzero -----------------------------------------------------------
@@ -790,10 +600,9 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 
 TENSOR_METHODS = {
     "sum": sum, "nansum": nansum, "mean": mean, "nanmean": nanmean, "prod": prod,
-    "amax": amax, "amin": amin, "max": max, "min": min, "argmax": argmax, "argmin": argmin,
-    "aminmax": aminmax, "any": any, "all": all, "count_nonzero": dims_one_by_one(count_nonzero),
+    "any": any, "all": all, "count_nonzero": dims_one_by_one(count_nonzero),
     "sum_to_size": sum_to_size, "_is_all_true": _is_all_true, "_is_any_true": _is_any_true,
 }
 
-__all__ = ["sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "argmax",
-           "argmin", "aminmax", "any", "all", "count_nonzero", "_is_all_true", "_is_any_true"]
+__all__ = ["sum", "nansum", "mean", "nanmean", "prod", "any", "all", "count_nonzero",
+           "_is_all_true", "_is_any_true"]

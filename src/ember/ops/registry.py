@@ -60,6 +60,7 @@ __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimiti
            "check_overlap", "defbatch", "defjvp", "deflower", "deflinear", "defvjp", "defvjp_joint",
            "derivative_not_defined", "derivative_not_implemented",
            "defvjp_variadic", "inherit_view_mark", "inplace", "jvp_by_vjp", "jvp_rules",
+           "keep_given",
            "mark_multi_output", "nondifferentiable", "overlapping", "rebase_error",
            "refuse_overlap", "rename_node", "saves",
            "vjp_rule", "vjp_rules", "wrap_np_scalar", "write_into"]
@@ -73,6 +74,15 @@ def saves(out, *tensors):
     if first._grad_fn is not None and autograd.keep is not None:
         autograd.keep(first, tensors)
     return out
+
+
+def keep_given(out, **args) -> None:
+    """Keep on `out`'s graph node (`out` requires grad) its op's `args` as the caller gave
+    them: PyTorch's node shows a dim as given (negative, a tuple in its order, None for
+    every dim) where ember's params hold it normalised for the kernels and rules, so
+    saved_attrs reads `_saved_dim` ... from here. Call it only when `out._grad_fn` is set:
+    the common path then pays one test."""
+    (out[0] if isinstance(out, tuple) else out)._grad_fn._given = args
 
 
 _renamed: dict = {}

@@ -32,7 +32,18 @@ from .reduce import (
     picker,
     return_type,
 )
-from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, deflinear, defvjp
+from .registry import (
+    Family,
+    Member,
+    apply,
+    apply_,
+    bind,
+    defbatch,
+    defjvp,
+    deflinear,
+    defvjp,
+    keep_given,
+)
 
 
 class _Required:
@@ -167,7 +178,10 @@ def cumsum(input: Tensor, dim: int = _REQUIRED, *, dtype=None, out=None) -> Tens
     """Running sum along `dim`; ints and bool accumulate in int64."""
     d = _scan_dim(input, dim, "cumsum", dtype, out)
     x = _scan_input(input, dtype, out, "cumsum")
-    return write_out(apply(scan_p, x, fn=CUMSUM, dim=d), out)
+    r = apply(scan_p, x, fn=CUMSUM, dim=d)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def rev_cumsum(x: Tensor, dim: int) -> Tensor:
@@ -263,7 +277,10 @@ def cumprod(input: Tensor, dim: int = _REQUIRED, *, dtype=None, out=None) -> Ten
     """Running product along `dim`; ints and bool accumulate in int64."""
     d = _scan_dim(input, dim, "cumprod", dtype, out)
     x = _scan_input(input, dtype, out, "cumprod")
-    return write_out(apply(scan_p, x, fn=CUMPROD, dim=d), out)
+    r = apply(scan_p, x, fn=CUMPROD, dim=d)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def cumprod_(self: Tensor, dim: int = _REQUIRED, *, dtype=None) -> Tensor:
@@ -330,6 +347,8 @@ def _cum_extreme(largest: bool, result, name: str):
             raise NotImplementedError(
                 f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
         r = apply(pick_p, input, fn=CUMMAX if largest else CUMMIN, dim=d, in_shape=input._shape)
+        if r[0]._grad_fn is not None:
+            keep_given(r, dim=dim)
         if out is not None:
             check_scalar_types(r, out)
         return as_namedtuple(result, r, out)
@@ -433,7 +452,10 @@ def logcumsumexp(input: Tensor, dim: int = _REQUIRED, *, out=None) -> Tensor:
     if input._dtype._kind < 2:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input._dtype)}'")
-    return write_out(apply(scan_p, input, fn=LOGCUMSUMEXP, dim=d), out)
+    r = apply(scan_p, input, fn=LOGCUMSUMEXP, dim=d)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def logcumsumexp_in_own_dtype(x: Tensor, dim: int) -> Tensor:

@@ -28,7 +28,7 @@ from ._batching import front
 from ._common import along, row_sums, to_float, type_name, write_exact, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
 from .reduce import _LOW, expand_back, norm_dims, reduce_p, reduction
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, keep_given
 
 
 def _work(a):
@@ -434,9 +434,10 @@ def _softmax_like(log: bool, name, kernel_name):
             raise NotImplementedError(
                 f'"{kernel_name}{suffix}_kernel_impl" not implemented for '
                 f"'{type_name(x._dtype)}'")
-        if log:
-            return write_exact(apply(softmax_p, x, dim=d, log=True), out)
-        return write_exact(apply(softmax_p, x, dim=d), out)
+        r = apply(softmax_p, x, dim=d, log=True) if log else apply(softmax_p, x, dim=d)
+        if r._grad_fn is not None:
+            keep_given(r, dim=dim)
+        return write_exact(r, out)
 
     op.__name__ = name
     return op
@@ -507,7 +508,10 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     dims = norm_dims(dim, x.ndim)
     if out is not None and out._dtype is not x._dtype and not x._dtype.is_complex:
         return write_out(_logsumexp_into(x, dims, keepdim, out._dtype), out)
-    return write_out(apply(reduce_p, x, fn=LOGSUMEXP, dims=dims, keepdim=keepdim), out)
+    r = apply(reduce_p, x, fn=LOGSUMEXP, dims=dims, keepdim=keepdim)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim)
+    return write_out(r, out)
 
 
 def _logsumexp_into(x: Tensor, dims, keepdim: bool, dtype) -> Tensor:

@@ -39,6 +39,7 @@ from .registry import (
     batch_by_loop,
     derivative_not_defined,
     derivative_not_implemented,
+    keep_given,
     nondifferentiable,
 )
 
@@ -182,6 +183,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
     d = wrap_dim(dim, max(input.ndim, 1))
     r = sort_result(*apply(pick_p, input, fn=SORT_STABLE if given else SORT, dim=d,
                            descending=bool(descending), stable=stable))
+    if r[0]._grad_fn is not None:
+        keep_given(r, dim=dim)
     return write_exact(r, out) if out is not None else r
 
 
@@ -339,6 +342,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError("selected index k out of range")
     r = topk_result(*apply(pick_p, input, fn=TOPK, k=int(k), dim=d, largest=bool(largest),
                            in_shape=input._shape, sorted=bool(sorted)))
+    if r[0]._grad_fn is not None:
+        keep_given(r, dim=dim)
     return write_exact(r, out) if out is not None else r
 
 
@@ -403,6 +408,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     check_values_indices_out(input, out, "kthvalue")
     r = kthvalue_result(*apply(pick_p, input, fn=KTHVALUE, k=int(k), dim=d,
                                keepdim=bool(keepdim), in_shape=input._shape))
+    if r[0]._grad_fn is not None:
+        keep_given(r, dim=dim)
     return write_out(r, out) if out is not None else r
 
 

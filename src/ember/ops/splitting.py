@@ -26,7 +26,7 @@ from .._tensor import Tensor, _make, _view
 from .._view import wrap_dim
 from ._common import type_name
 from .movement import V_SLICE, _is_int_arg, select, slice_dim, view_p
-from .registry import bind, mark_multi_output, rename_node
+from .registry import bind, keep_given, mark_multi_output, rename_node
 
 _grad_state = grad_mode.state
 
@@ -90,10 +90,10 @@ def _eager(x: Tensor) -> bool:
 
 
 def _pieces(x: Tensor, d: int, sizes: list, name: str, params: dict, *, unbind: bool = False,
-            unsafe: bool = False) -> tuple:
+            unsafe: bool = False, given=None) -> tuple:
     """The pieces of `x` along dim `d` (`sizes` long each; with `unbind` each index selected),
     recorded as one call of `name` (its node `{name}Backward0`, with PyTorch's saved
-    attributes in `params`)."""
+    attributes in `params`, and the dim as the caller `given` it)."""
     grad = x._requires_grad and _grad_state.enabled
     if _eager(x):
         stride = x._stride if x._stride is not None else x._ensure_storage()
@@ -128,6 +128,8 @@ def _pieces(x: Tensor, d: int, sizes: list, name: str, params: dict, *, unbind: 
         dispatch.autograd.record(_op(f"{name}Backward0", len(out)), _RULE, (x,),
                                  {**params, "dim": d, "sizes": tuple(sizes), "unbind": unbind},
                                  out)
+        if out[0]._grad_fn is not None:
+            keep_given(out, dim=d if given is None else given)
     return out if unsafe else mark_multi_output(out, name)
 
 
@@ -141,7 +143,7 @@ def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = wrap_dim(dim, x.ndim)
     if not x._strided:  # (a sparse tensor's own select)
         return tuple(select(x, d, i) for i in range(x._shape[d]))
-    return _pieces(x, d, [1] * x._shape[d], "Unbind", {}, unbind=True)
+    return _pieces(x, d, [1] * x._shape[d], "Unbind", {}, unbind=True, given=dim)
 
 
 def _need_dims(x: Tensor, name: str) -> None:
@@ -200,7 +202,7 @@ def _split(x: Tensor, split_size_or_sections, dim: int, name: str) -> tuple[Tens
         sizes = _split_sizes(split_size_or_sections, n, dim)
         name += "WithSizes"
         params = {"split_sizes": tuple(sizes)}
-    return _pieces(x, d, sizes, name, params, unsafe=name.startswith("Unsafe"))
+    return _pieces(x, d, sizes, name, params, unsafe=name.startswith("Unsafe"), given=dim)
 
 
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
@@ -231,11 +233,10 @@ def _chunk(x: Tensor, chunks: int, dim: int, name: str) -> tuple[Tensor, ...]:
     _need_dims(x, "chunk")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim(dim, x.ndim)
-    n = x._shape[d]
+    n = x._shape[wrap_dim(dim, x.ndim)]
     if n == 0:  # `chunks` empty pieces: PyTorch calls split_with_sizes with zeros
-        return _split(x, [0] * chunks, d, name)
-    return _split(x, -(-n // chunks), d, name)
+        return _split(x, [0] * chunks, dim, name)
+    return _split(x, -(-n // chunks), dim, name)
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

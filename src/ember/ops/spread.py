@@ -23,7 +23,7 @@ from ._arg_parser_text import invalid_combination
 from ._batching import front
 from ._common import write_out
 from .reduce import expand_back, norm_dims, reduce_p, reduced_shape, reduction
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, keep_given
 
 _WIDEN = (np.dtype(np.float32), np.dtype(np.float16), dt.bfloat16.np)
 
@@ -232,12 +232,47 @@ def _checked(input: Tensor, dim, unbiased, correction, name: str):
     return dims, c
 
 
+class _NotGiven:
+    """The default of `dim` and `correction`: PyTorch's parser picks an overload by which
+    arguments are passed (even as None), and its node shows the correction that overload
+    got (`_as_called`)."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def _plain(dim, unbiased, correction) -> tuple:
+    """The arguments with one not given read as None."""
+    return (None if dim is _NOT_GIVEN else dim, unbiased,
+            None if correction is _NOT_GIVEN else correction)
+
+
+def _as_called(dim, unbiased, correction) -> dict:
+    """`dim` and `correction` as PyTorch's node shows them: the correction as given, else
+    1 or 0 from `unbiased` (or from a legacy bool in `dim`'s place), else 1 where a dim was
+    passed (the dim overload's default) and None where nothing was (the correction
+    overload's)."""
+    legacy = isinstance(dim, bool)
+    if correction is _NOT_GIVEN:
+        if legacy or unbiased is not None:
+            correction = int(bool(dim if legacy else unbiased))
+        else:
+            correction = None if dim is _NOT_GIVEN else 1
+    return {"dim": None if dim is _NOT_GIVEN or legacy else dim, "correction": correction}
+
+
 def _var_like(name: str, root: bool):
-    def op(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
-           correction=None, out=None) -> Tensor:
-        dims, c = _checked(input, dim, unbiased, correction, name)
-        return write_out(apply(reduce_p, input, fn=STD if root else VAR, dims=dims,
-                               keepdim=keepdim, correction=c), out)
+    def op(input: Tensor, dim=_NOT_GIVEN, unbiased=None, keepdim: bool = False, *,
+           correction=_NOT_GIVEN, out=None) -> Tensor:
+        dims, c = _checked(input, *_plain(dim, unbiased, correction), name)
+        r = apply(reduce_p, input, fn=STD if root else VAR, dims=dims, keepdim=keepdim,
+                  correction=c)
+        if r._grad_fn is not None:
+            keep_given(r, **_as_called(dim, unbiased, correction))
+        return write_out(r, out)
 
     op.__name__ = name
     return op
@@ -250,12 +285,14 @@ std.__doc__ = "Standard deviation over `dim` (sqrt of `var`)."
 
 
 def _moments_like(name: str, root: bool):
-    def op(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
-           correction=None, out=None):
+    def op(input: Tensor, dim=_NOT_GIVEN, unbiased=None, keepdim: bool = False, *,
+           correction=_NOT_GIVEN, out=None):
         _require_floating(input, name)
-        dims, c = _checked(input, dim, unbiased, correction, name)
+        dims, c = _checked(input, *_plain(dim, unbiased, correction), name)
         res = apply(std_mean_p if root else var_mean_p, input, dims=dims, keepdim=keepdim,
                     correction=c, root=root)
+        if res[0]._grad_fn is not None:
+            keep_given(res, **_as_called(dim, unbiased, correction))
         return tuple(write_out(res, out)) if out is not None else tuple(res)
 
     op.__name__ = name

@@ -54,6 +54,7 @@ from .registry import (
     defbatch,
     defjvp,
     defvjp,
+    keep_given,
     nondifferentiable,
     rename_node,
     saves,
@@ -164,15 +165,16 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                            f"input. Got {type_name(x._dtype)}")
     if dtype is not None:
         x = _cast_for_norm(x, dtype)
-    ord = float(ord)
-    if isinstance(dim, int):
-        dim = (dim,)
-    dims = norm_dims(dim, x.ndim)
+    given_ord, ord = ord, float(ord)
+    dims = norm_dims((dim,) if isinstance(dim, int) else dim, x.ndim)
     if (ord < 0 or ord == float("inf")) and x.ndim and any(x._shape[d] == 0 for d in dims):
         # a max / min / negative power over nothing has no value to start from
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
                            "tensor because the operation does not have an identity")
-    return apply(reduce_p, x, fn=VECTOR_NORM, ord=ord, dims=dims, keepdim=keepdim)
+    r = apply(reduce_p, x, fn=VECTOR_NORM, ord=ord, dims=dims, keepdim=keepdim)
+    if r._grad_fn is not None:
+        keep_given(r, dim=dim, ord=given_ord)
+    return r
 
 
 def _cast_for_norm(x: Tensor, dtype) -> Tensor:
@@ -389,6 +391,8 @@ def _median_like(result, name: str, ignore_nan: bool):
         check_values_indices_out(input, out, "median", name)
         r = apply(pick_p, input, fn=NANMEDIAN_DIM if ignore_nan else MEDIAN_DIM, dim=d,
                   keepdim=keepdim, in_shape=input._shape)
+        if r[0]._grad_fn is not None:
+            keep_given(r, dim=dim)
         return as_namedtuple(result, r, out)
 
     op.__name__ = name
@@ -452,6 +456,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     _check_orderable(input, "mode_cpu", allow_bool=True)
     check_values_indices_out(input, out, "mode")
     r = apply(pick_p, input, fn=MODE, dim=d, keepdim=keepdim, in_shape=input._shape)
+    if r[0]._grad_fn is not None:
+        keep_given(r, dim=dim)
     return as_namedtuple(mode_result, r, out)
 
 
