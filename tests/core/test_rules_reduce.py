@@ -18,6 +18,7 @@ import ember
 from ember._core import BY_LOOP, MISSING, Member, batch_rules, bind, jvp_rule, loop_reasons
 from ember.ops import (
     composite,
+    counting,
     extrema,
     histogram,
     reduce,
@@ -34,8 +35,8 @@ F = ember.nn.functional
 FAMILIES = (reduce.reduce_p, reduce.pick_p, scan.scan_p)
 PRIMITIVES = FAMILIES + (
     extrema.argextremum_p, softmax.softmax_p, softmax.softmax_backward_p, sorting.unique_p,
-    sorting.unique_consecutive_p, searchsorted.searchsorted_p, sorting.bincount_p,
-    sorting.histc_p, stats.quantile_index_p, composite.isin_p, histogram.histogram_p)
+    sorting.unique_consecutive_p, searchsorted.searchsorted_p, counting.bincount_p,
+    counting.histc_p, stats.quantile_index_p, composite.isin_p, histogram.histogram_p)
 
 
 def _distinct(*shape, seed: int = 0, low: float = 0.5):

@@ -636,3 +636,43 @@ def test_sort_stable_overload_node_and_keyword_only_stable():
         for fn in (lib.sort, lib.argsort, lib.Tensor.sort, lib.Tensor.argsort):
             with pytest.raises(TypeError):
                 fn(x, 0, True, True)
+
+
+# PyTorch's `stable` overloads of sort / argsort take dim and descending by keyword only (the
+# other overloads have no `stable`): `torch.sort(x, 0, stable=True)` fits neither, and the
+# parser says so (listing both, or naming the one overload that could take that many
+# arguments); argsort's stable is a bool (sort's may be None).
+STABLE_CALLS = {
+    "sort(x, 0, stable=True)": lambda L, x: L.sort(x, 0, stable=True),
+    "sort(x, 0, True, stable=True)": lambda L, x: L.sort(x, 0, True, stable=True),
+    "sort(x, 0, stable=None)": lambda L, x: L.sort(x, 0, stable=None),
+    "sort(x, 0, descending=True, stable=False)":
+        lambda L, x: L.sort(x, 0, descending=True, stable=False),
+    "sort(x, dim=0, stable=True)": lambda L, x: L.sort(x, dim=0, stable=True),
+    "sort(x, stable=None)": lambda L, x: L.sort(x, stable=None),
+    "sort(x, stable=1)": lambda L, x: L.sort(x, stable=1),
+    "x.sort(0, stable=True)": lambda L, x: x.sort(0, stable=True),
+    "x.sort(0, True, stable=True)": lambda L, x: x.sort(0, True, stable=True),
+    "x.sort(dim=0, descending=True, stable=True)":
+        lambda L, x: x.sort(dim=0, descending=True, stable=True),
+    "argsort(x, 0, stable=True)": lambda L, x: L.argsort(x, 0, stable=True),
+    "argsort(x, 0, True, stable=True)": lambda L, x: L.argsort(x, 0, True, stable=True),
+    "argsort(x, dim=0, stable=True)": lambda L, x: L.argsort(x, dim=0, stable=True),
+    "argsort(x, stable=None)": lambda L, x: L.argsort(x, stable=None),
+    "x.argsort(0, stable=False)": lambda L, x: x.argsort(0, stable=False),
+    "x.argsort(1, True)": lambda L, x: x.argsort(1, True),
+    "sort(x, 0, stable=True, out=...)": lambda L, x: L.sort(
+        x, 0, stable=True, out=(L.empty(0), L.empty(0, dtype=L.long))),
+}
+
+
+def test_stable_takes_dim_and_descending_by_keyword_only():
+    for name, call in STABLE_CALLS.items():
+        got = []
+        for L in (ember, torch):
+            try:
+                r = call(L, L.tensor([[3.0, 1.0], [2.0, 2.0]]))
+                got.append([v.tolist() for v in r] if isinstance(r, tuple) else r.tolist())
+            except TypeError as exc:
+                got.append(str(exc))
+        assert got[0] == got[1], (name, got)

@@ -1,5 +1,6 @@
-"""Ordering and counting ops: sort / argsort / msort, topk, kthvalue, unique,
-unique_consecutive, bincount, histc (searchsorted and bucketize: searchsorted.py).
+"""Ordering ops: sort / argsort / msort, topk, kthvalue, unique, unique_consecutive
+(searchsorted and bucketize: searchsorted.py; bincount and histc: counting.py, re-exported
+here).
 
 Sorting is one NumPy argsort (NaN sorts as the largest value, as in PyTorch);
 descending order is the ascending sort of the reversed input, read backwards, so
@@ -14,10 +15,7 @@ along one dim, with their indices.
 
 from __future__ import annotations
 
-import functools
 import math
-import numbers
-import sys
 
 import numpy as np
 
@@ -27,8 +25,8 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
-from ._arg_parser_text import invalid_combination, method_aware, tp_name
-from ._common import c_type_name, layout_like, type_name, write_exact, write_out
+from ._arg_parser_text import called_as_method, invalid_combination, method_aware
+from ._common import layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
 from ._out_checks import check_out_tuple, check_values_indices_out
 from .index import scatter_into_zeros
@@ -38,9 +36,7 @@ from .registry import (
     apply,
     batch_by_loop,
     derivative_not_defined,
-    derivative_not_implemented,
     keep_given,
-    nondifferentiable,
 )
 
 sort_result = return_type("sort", ["values", "indices"])
@@ -169,12 +165,20 @@ class _Unset:
 _NOT_GIVEN = _Unset()
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
-         stable: bool | None = _NOT_GIVEN, out=None):  # type: ignore[assignment]
-    """(values, indices) sorted along `dim`; `stable` keeps equal values in their order
-    (otherwise, as in PyTorch, the order of ties is unspecified). As in PyTorch, `stable`
-    is keyword-only."""
+@method_aware
+def sort(input: Tensor, *args, dim: int = _NOT_GIVEN,  # type: ignore[assignment]
+         descending: bool = _NOT_GIVEN, stable: bool | None = _NOT_GIVEN,  # type: ignore
+         out=None):
+    """(values, indices) sorted along `dim` (-1) in ascending order unless `descending`;
+    `stable` keeps equal values in their order (otherwise, as in PyTorch, the order of ties
+    is unspecified). As in PyTorch, `stable` is keyword-only, and where it is given `dim`
+    and `descending` are too (its overload takes them by keyword only)."""
     given = stable is not _NOT_GIVEN
+    if given and (args or not (stable is None or isinstance(stable, bool))):
+        raise _stable_overload_error("sort", input, args, {
+            "dim": dim, "descending": descending, "stable": stable, "out": out},
+            called_as_method())
+    dim, descending = _dim_descending("sort", args, dim, descending)
     stable = bool(stable) if given else False
     if out is not None and not isinstance(out, (tuple, list)):
         raise _sort_out_error(input, dim, descending, stable, out)
@@ -193,6 +197,47 @@ _SORT_SIGNATURES = (
     "tuple of Tensors out = None)",
     "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)",
 )
+_ARGSORT_SIGNATURES = (
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
+    "Tensor out = None)",
+    "(Tensor input, int dim = -1, bool descending = False)",
+)
+# (the Tensor methods print their overloads without `self` and `out`)
+_METHOD_SIGNATURES = ("(*, bool stable, int dim = -1, bool descending = False)",
+                      "(int dim = -1, bool descending = False)")
+
+
+def _dim_descending(name: str, args: tuple, dim, descending) -> tuple:
+    """`dim` and `descending` as given by position or keyword, with their defaults."""
+    if len(args) > 2:
+        raise TypeError(f"{name}() takes from 1 to 3 positional arguments but "
+                        f"{len(args) + 1} were given")
+    given = [dim, descending]
+    for i, (value, pname) in enumerate(zip(args, ("dim", "descending"))):
+        if given[i] is not _NOT_GIVEN:
+            raise TypeError(f"{name}() got multiple values for argument '{pname}'")
+        given[i] = value
+    return (-1 if given[0] is _NOT_GIVEN else given[0],
+            False if given[1] is _NOT_GIVEN else given[1])
+
+
+def _stable_overload_error(name: str, input, args: tuple, keywords: dict,
+                           method: bool) -> TypeError:
+    """torch's parser on a `stable=` call that fits neither overload: its `stable` overload
+    takes dim and descending by keyword only (and a bool stable: sort's also None), the
+    other has no `stable`. Where only the `stable` overload can take as many arguments as
+    were given, it names that overload's positional count; otherwise it lists both."""
+    kwargs = {k: v for k, v in keywords.items()
+              if v is not _NOT_GIVEN and not (k == "out" and v is None)}
+    sigs = _METHOD_SIGNATURES if method else (
+        _SORT_SIGNATURES if name == "sort" else _ARGSORT_SIGNATURES)
+    given = args if method else (input,) + tuple(args)
+    plain_max = len([p for p in sigs[1][1:-1].split(", ") if p != "*"])
+    if len(given) + len(kwargs) > plain_max:
+        lowest, most = (1, 0) if method else (2, 1)
+        return TypeError(f"{name}() takes from {lowest} to {most} positional arguments but "
+                         f"{len(given)} were given")
+    return invalid_combination(name, sigs, given, kwargs)
 
 
 def _sort_out_error(input, dim, descending, stable, out) -> TypeError:
@@ -206,12 +251,21 @@ def _sort_out_error(input, dim, descending, stable, out) -> TypeError:
     return invalid_combination("sort", _SORT_SIGNATURES, args, flags)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,
-            stable: bool = False, out=None) -> Tensor:
+@method_aware
+def argsort(input: Tensor, *args, dim: int = _NOT_GIVEN,  # type: ignore[assignment]
+            descending: bool = _NOT_GIVEN, stable: bool = _NOT_GIVEN,  # type: ignore
+            out=None) -> Tensor:
     """The indices that sort `input` along `dim` (into `out`, which must be int64);
-    `stable` is keyword-only, as in PyTorch."""
+    `stable` is keyword-only and, where given, so are `dim` and `descending` (PyTorch's
+    overloads)."""
+    if stable is not _NOT_GIVEN and (args or not isinstance(stable, bool)):
+        raise _stable_overload_error("argsort", input, args, {
+            "dim": dim, "descending": descending, "stable": stable, "out": out},
+            called_as_method())
+    dim, descending = _dim_descending("argsort", args, dim, descending)
     with grad_mode.no_grad():
-        return write_exact(sort(input, dim, descending, stable=bool(stable)).indices, out)
+        return write_exact(sort(input, dim=dim, descending=descending,
+                                stable=stable is True).indices, out)
 
 
 def msort(input: Tensor, *, out=None) -> Tensor:
@@ -587,155 +641,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return _results(vals, inv, cnt, return_inverse, return_counts)
 
 
-# --- counting: bincount / histc ----------------------------------------------------------
-
-_BINCOUNT_DOMAIN = "bincount only supports 1-d non-negative integral inputs."
-
-
-def _bincount_kernel(a, *weights, minlength):
-    w = weights[0] if weights else None
-    if a.size and a.min() < 0:
-        raise RuntimeError(_BINCOUNT_DOMAIN)
-    if a.size == 0:  # (PyTorch returns int64 zeros for no input, weights or not)
-        return np.zeros(minlength, np.int64)
-    if w is not None and w.dtype == np.float32:
-        # NOTE: float32 weights add up in float32, one at a time in input order, as PyTorch's
-        # loop does (np.bincount would sum in float64 and round once).
-        out = np.zeros(max(minlength, int(a.max()) + 1), np.float32)
-        np.add.at(out, a, w)
-        return out
-    out = np.bincount(a, weights=w, minlength=minlength)
-    return out.astype(np.int64 if w is None else np.float64)
-
-
-bincount_p = Primitive("bincount", _bincount_kernel, None)
-derivative_not_implemented(bincount_p, "bincount", (False, True))
-data_dependent(bincount_p)
-batch_by_loop(bincount_p, "the output's length is the largest value of each element's data")
-
-
-def _parsed_as(params: dict):
-    """An op whose parameters after `input` (name -> the kind PyTorch's parser wants: int,
-    Number or Tensor?) are checked as that parser checks them, with its words: "histc():
-    argument 'bins' (position 2) must be int, not float" (no position for a keyword; a
-    Tensor method counts from its first argument after self)."""
-    def fits(v, kind: str) -> bool:
-        if kind == "int":
-            if isinstance(v, Tensor):
-                return v.ndim == 0 and v._dtype._kind == 1
-            return hasattr(v, "__index__") and not isinstance(v, (bool, np.bool_))
-        if kind == "Number":
-            return isinstance(v, numbers.Number) or isinstance(v, Tensor) and v.ndim == 0
-        return v is None or isinstance(v, Tensor)
-
-    def decorate(fn):
-        fname = fn.__name__
-
-        @functools.wraps(fn)
-        def op(input, *args, **kwargs):
-            first = 1 if sys._getframe(0).f_code.co_qualname.startswith("Tensor.") else 2
-            given = [(name, v, first + i) for i, (name, v) in enumerate(zip(params, args))]
-            given += [(k, v, None) for k, v in kwargs.items() if k in params]
-            for name, v, pos in given:
-                kind = params[name]
-                if not fits(v, kind):
-                    where = "" if pos is None else f" (position {pos})"
-                    raise TypeError(f"{fname}(): argument '{name}'{where} must be "
-                                    f"{kind.rstrip('?')}, not {tp_name(v)}")
-            return fn(input, *args, **kwargs)
-
-        return method_aware(op)
-
-    return decorate
-
-
-@_parsed_as({"weights": "Tensor?", "minlength": "int"})
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
-    """How often each non-negative integer occurs in 1-D `input` (optionally weighted)."""
-    if input._dtype._kind != 1:
-        raise NotImplementedError(f'"bincount_cpu" not implemented for '
-                                  f"'{type_name(input._dtype)}'")
-    if input.device.type == "meta":
-        raise NotImplementedError("bincount's output size depends on the data: it cannot run "
-                                  "on 'meta'")
-    # (a batched input inside vmap runs once per example: the kernel checks its values)
-    if input.ndim != 1 or (input.numel() and not input._is_wrapper and
-                           input._array().min() < 0):
-        raise RuntimeError(_BINCOUNT_DOMAIN)
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    if weights is None:
-        return apply(bincount_p, input, minlength=minlength)
-    if weights.ndim != 1 or weights._shape != input._shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    if weights._dtype.is_complex:  # (PyTorch casts them to double: real parts, and a warning)
-        weights = weights.to(dt.float64)
-    return apply(bincount_p, input, weights, minlength=minlength)
-
-
-def _histc_kernel(a, *, bins, lo, hi):
-    if lo == hi:  # the data's own range (widened by one each side when it is one value)
-        if a.size:
-            lo, hi = float(a.min()), float(a.max())
-            if a.size > 1 and lo != lo:
-                # NOTE: PyTorch's vectorized aminmax marks a NaN with all bits set: a NaN
-                # with its sign bit set, which the message prints as "-nan"
-                lo = hi = -math.nan
-        if lo == hi:
-            lo, hi = lo - 1, hi + 1
-        _check_histc_range(lo, hi)
-    lo_, hi_ = a.dtype.type(lo), a.dtype.type(hi)
-    inside = a[(a >= lo_) & (a <= hi_)]
-    # NOTE: PyTorch's bin rule: (x - lo) * bins / (hi - lo), truncated, each step rounded to
-    # the input's dtype (float16 too); x == hi goes to the last bin.
-    pos = ((inside - lo_) * bins / (hi_ - lo_)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
-    return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
-
-
-histc_p = Primitive("histc", _histc_kernel,
-                    lambda x, *, bins, lo, hi: ((bins,), x._dtype))
-nondifferentiable(histc_p)
-batch_by_loop(histc_p, "with min == max the bin range comes from each element's data")
-
-
-@_parsed_as({"bins": "int", "min": "Number", "max": "Number"})
-def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
-    """A histogram of `input` with `bins` equal bins over [min, max] (data range if equal)."""
-    if input._dtype._kind != 2:
-        # NOTE: PyTorch's kernel names: bool fails making the bin edges, complex finding the
-        # data's range when min == max (the default), everything else histogramming
-        kname = "linspace_cpu" if input._dtype is dt.bool_ else "aminmax_cpu" \
-            if input._dtype.is_complex and float(min) == float(max) else "histogram_cpu"
-        raise NotImplementedError(f'"{kname}" not implemented for '
-                                  f"'{type_name(input._dtype)}'")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    if lo != hi:  # (equal: the kernel takes the data's range)
-        _check_histc_range(lo, hi)
-    if out is not None and out._dtype is not input._dtype:  # (histc casts nothing into out)
-        raise RuntimeError("torch.histogram: input tensor and hist tensor should have the same "
-                           f"dtype, but got input {c_type_name(input._dtype)} and hist "
-                           f"{c_type_name(out._dtype)}")
-    return write_out(apply(histc_p, input, bins=int(bins), lo=lo, hi=hi), out)
-
-
-def _check_histc_range(lo: float, hi: float) -> None:
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{cpp_double(lo)}, {cpp_double(hi)}] is "
-                           "not finite")
-
-
-def cpp_double(v: float) -> str:
-    """A double as C++'s ostream prints it: a NaN with its sign bit set is "-nan" (0 / 0
-    makes one on x86), a quiet NaN typed in is "nan"."""
-    if v != v:
-        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
-    return f"{v:g}"
-
+from .counting import bincount, histc  # noqa: E402  (their home: counting.py)
 
 TENSOR_METHODS = {
     "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,

@@ -29,6 +29,7 @@ from ._arg_parser_text import invalid_combination, method_aware
 from ._batching import front
 from ._common import type_name, write_out
 from ._out_checks import check_values_indices_out
+from .counting import cpp_double
 from .reduce import (
     _LOW,
     as_namedtuple,
@@ -60,7 +61,6 @@ from .registry import (
     saves,
 )
 from .sorting import _argsort as sort_order
-from .sorting import cpp_double
 from .spread import std, std_mean, var, var_mean
 
 

@@ -125,7 +125,7 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
         raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
                         f"{tp_name(condition)}")
     if input is None and other is None:
-        from .index import nonzero
+        from .nonzero import nonzero
 
         refuse_batched(condition, "aten::where")
 
