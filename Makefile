@@ -2,6 +2,10 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Python writes the bytecode it compiles (where the environment says not to, the suite's
+# hundred-odd processes would each compile ember's ~650 modules, and pytest rewrite every
+# test file, anew: about 14 s of collection per pytest process, 0.8 s per `import ember`)
+unexport PYTHONDONTWRITEBYTECODE
 # The tests that chose a kernel (tests/native_line.py): the NumPy line reruns those
 KERNEL_TRACE := .kernel-trace
 

@@ -36,6 +36,8 @@ import json, os, runpy, signal, sys, traceback
 lib = sys.argv[1]
 if lib == "torch":
     import torch
+    # (a program's first optimizer step imports these: two seconds in every child)
+    import torch._dynamo, torch.onnx
 elif lib == "ember":
     import ember
 elif lib == "ember.run":

@@ -25,13 +25,14 @@ mlx = pytest.importorskip("mlx.core")
 # outcome as it comes (a child per case cost a quarter of a second each); a case that does
 # not finish is left to a child of its own (`_mlx_outcome`), and the rest go on in a new one.
 _MLX_SIDE = """
-import json, sys
+import json, os, sys
 sys.path.insert(0, {tests!r})
 import mlx.core as mx
 from mlx_oracle import outcome
 show = lambda r: r if isinstance(r, list) else r.tolist()
 for expr, setup in {cases!r}:
     print(json.dumps(outcome(expr, mx, setup, show)), flush=True)
+os._exit(0)  # (after a failed LU, MLX's CPU stream can keep the interpreter from exiting)
 """
 
 
