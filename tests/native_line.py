@@ -12,8 +12,9 @@ what a fixture computes counts for the tests that use it first).
   that read the mode to `<dir>/<pid>.txt` at its end, one per line.
 - `EMBER_TEST_KERNEL_FILES=<dir>` (the second line): keep the tests listed there, every test
   under `tests/native` and `tests/graph` (written to run twice), and every test in a file that
-  starts other processes (what a child reads is not counted). Where the folder holds no
-  record (the line run on its own), nothing is deselected.
+  starts other processes (what a child reads is not counted), but no test marked
+  `oracle_only` (it runs torch or MLX alone). Where the folder holds no record (the line
+  run on its own), nothing is deselected.
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ class Selector:
         keep, drop, seen = [], [], {}
         for item in items:
             rel = _relative(item.path, self.root)
-            if item.nodeid in self.tests or rel.startswith(_ALWAYS) \
-                    or _spawns(item.path, seen):
+            if item.get_closest_marker("oracle_only") is None and (
+                    item.nodeid in self.tests or rel.startswith(_ALWAYS)
+                    or _spawns(item.path, seen)):
                 keep.append(item)
             else:
                 drop.append(item)

@@ -364,13 +364,17 @@ def test_renorm_errors_as_torch(call):
     assert str(ee.value) == str(et.value)
 
 
-@pytest.mark.parametrize("call", [
+QUANTILE_FORMS = [
     lambda L, x: L.quantile(x, 0.5),
     lambda L, x: L.nanquantile(x.double(), 0.5),
     lambda L, x: L.quantile(x.view(1, -1), 0.5, dim=1),
-], ids=["flat", "nanquantile_float64", "along_dim"])
+]
+
+
+@pytest.mark.parametrize("call", QUANTILE_FORMS, ids=["flat", "nanquantile_float64", "along_dim"])
 def test_quantile_refuses_slices_past_two_to_the_24(call):
-    # (one element over the limit; the same tensor one element shorter is accepted.
+    # (one element over the limit; the same tensor one element shorter is accepted, checked
+    # for the first form only: each such call sorts 2**24 values, about 2 s a library.
     # Distinct values: a slice of 2**24 ties makes the NumPy path emulate std::sort's order
     # of the ties, which costs seconds and is tested in test_sorting)
     messages, accepted = [], []
@@ -379,9 +383,10 @@ def test_quantile_refuses_slices_past_two_to_the_24(call):
         with pytest.raises(RuntimeError) as info:
             call(L, x)
         messages.append(str(info.value))
-        accepted.append(call(L, x[1:]).item())
+        if call is QUANTILE_FORMS[0]:
+            accepted.append(call(L, x[1:]).item())
     assert messages[0] == messages[1]
-    assert accepted[0] == accepted[1] > 8e6  # (the middle of 1 .. 2**24)
+    assert not accepted or accepted[0] == accepted[1] > 8e6  # (the middle of 1 .. 2**24)
 
 
 def test_quantile_of_many_short_slices_is_not_too_large():
