@@ -602,11 +602,14 @@ int FN(conv_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
 /* --- weight gradient: dw = sum over the batch of gy times the columns^T ----------------
  *
  * Where the columns have many rows per output channel (C/g K >= TRANSPOSED_ROWS O/g) it is
- * computed transposed, dw^T (C/g K, O/g) = the columns times gy^T, gy's chunk copied
- * transposed: BLAS packs a product's operands, and the columns (then the large operand)
- * pack faster read along their rows than across them (measured, one thread: 32 -> 64 3x3
- * stride 2 at 32x32, 16 products of 64 x 288 by 512 columns, 2.4 ms against 3.2; MNIST's
- * 32 -> 64 at 26x26 weight grad 14.7 -> 9.7 ms). With few rows (a 3-channel stem, 1x1
+ * computed transposed, dw^T (C/g K, O/g) = the columns times gy^T: BLAS packs a product's
+ * operands, and the columns (then the large operand) pack faster read along their rows
+ * than across them (measured, one thread: 32 -> 64 3x3 stride 2 at 32x32, 16 products of
+ * 64 x 288 by 512 columns, 2.4 ms against 3.2; MNIST's 32 -> 64 at 26x26 weight grad
+ * 14.7 -> 9.7 ms). gy^T is gy's rows read transposed by BLAS's packing (a copy of them
+ * transposed first cost more: the 64 -> 128 3x3 stride 2 at 16x16, batch 32, one thread
+ * on an Intel Xeon, 5.4-5.8 ms against 4.2-5.1); ember's own product (gemm.c) reads it
+ * from such a copy. With few rows (a 3-channel stem, 1x1
  * kernels) the plain product is the faster (stem 0.8 ms against 1.6). A function of the
  * shape alone, as the chunks and parts are. */
 #define TRANSPOSED_ROWS 4
@@ -633,7 +636,9 @@ static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
     const int64_t chunks = (n + chunk - 1) / chunk;
     const int direct = FN(direct_columns)(p), transposed = FN(weight_grad_transposed)(p);
     scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
-    const int gcopy = transposed || chunk > 1;
+    /* (gy^T: read transposed by BLAS's packing; ember's own product packs by plain loads,
+     * so for it gy's chunk is copied transposed first, as measured on the AMD EPYC) */
+    const int copy_t = transposed && p[G_OWN], gcopy = copy_t || chunk > 1;
     scalar_t *gbuf = gcopy ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
     if ((!direct && !cols) || (gcopy && !gbuf)) {
         atomic_store(a->failed, 1);
@@ -653,17 +658,19 @@ static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
                     src = cols;
                 }
                 const scalar_t beta = ch == first ? 0 : 1;
-                if (!transposed) {
-                    const scalar_t *gr = FN(gy_rows)(a->gy, o, L, n0, b, gi * og, og, gbuf);
-                    GEMM(0, 1, og, rows, b * L, 1, gr, b * L, src, b * L, beta,
-                         acc + gi * og * rows, rows);
+                scalar_t *dst = acc + gi * og * rows;
+                if (copy_t) {
+                    for (int64_t j = 0; j < b; j++) /* gy^T (b L, og) */
+                        FN(transpose)(a->gy + ((n0 + j) * o + gi * og) * L, L, 1,
+                                      gbuf + j * L * og, og, og, L);
+                    GEMM(0, 0, rows, og, b * L, 1, src, b * L, gbuf, og, beta, dst, og);
                     continue;
                 }
-                for (int64_t j = 0; j < b; j++) /* gy^T (b L, og) */
-                    FN(transpose)(a->gy + ((n0 + j) * o + gi * og) * L, L, 1,
-                                  gbuf + j * L * og, og, og, L);
-                GEMM(0, 0, rows, og, b * L, 1, src, b * L, gbuf, og, beta, acc + gi * og * rows,
-                     og);
+                const scalar_t *gr = FN(gy_rows)(a->gy, o, L, n0, b, gi * og, og, gbuf);
+                if (transposed)
+                    GEMM(0, 1, rows, og, b * L, 1, src, b * L, gr, b * L, beta, dst, og);
+                else
+                    GEMM(0, 1, og, rows, b * L, 1, gr, b * L, src, b * L, beta, dst, rows);
             }
         }
         if (first == last) memset(acc, 0, (size_t)(o * rows) * sizeof(scalar_t));
