@@ -18,6 +18,7 @@ import ml_dtypes
 import numpy as np
 
 from . import _names
+from ._user_warnings import warn_at_user
 
 
 class dtype:
@@ -235,7 +236,28 @@ OperandTypeError.__name__ = OperandTypeError.__qualname__ = "TypeError"
 OperandTypeError.__module__ = "builtins"
 
 
+def py_number(x):
+    """A NumPy scalar as the Python number PyTorch's argument parser reads it as: a NumPy
+    integer is an int, np.float64 / np.complex128 (subclasses of float / complex) are that
+    number, and every other kind (bool_, float16, float32, complex64) goes through `float()`
+    (so np.bool_(True) is 1.0 and np.complex64 loses its imaginary part, with NumPy's
+    ComplexWarning). Anything else is returned as given."""
+    if not isinstance(x, np.generic):
+        return x
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, complex):
+        return complex(x)
+    if isinstance(x, np.complexfloating):
+        warn_at_user("Casting complex values to real discards the imaginary part",
+                     np.exceptions.ComplexWarning)
+        return float(x.real)
+    return float(x)
+
+
 def _wrapped_dtype(x) -> dtype:
+    if isinstance(x, np.generic):
+        x = py_number(x)
     if isinstance(x, dtype):
         raise TypeError("result_type takes tensors and numbers, not dtypes")
     if isinstance(x, bool):
@@ -246,8 +268,6 @@ def _wrapped_dtype(x) -> dtype:
         return get_default_dtype()
     if isinstance(x, complex):
         return default_complex()
-    if isinstance(x, np.generic):
-        return from_numpy(x.dtype)
     raise OperandTypeError(f"expected a Tensor or a number, got {type(x).__name__}")
 
 

@@ -137,6 +137,33 @@ CASES = {
                                                            include_self=False),
     "cross_neg": lambda m, a, b: m.linalg.cross(a[:, :3], b[:, :3], dim=-1),
     "cross_pos": lambda m, a, b: m.cross(a[:, :3], b[:, :3], 1),
+    "tril_neg": lambda m, a, b: a.tril(-1),
+    # in-place variants (on a copy of the leaf) show the dims as given too
+    "cumsum__neg": lambda m, a, b: a.clone().cumsum_(-1),
+    "cumprod__neg": lambda m, a, b: a.clone().cumprod_(-2),
+    "index_fill__neg": lambda m, a, b: a.clone().index_fill_(-1, _idx(m, [0, 2]), 1.0),
+    "index_fill__tensor": lambda m, a, b: a.clone().index_fill_(-1, _idx(m, [0]), m.tensor(1.)),
+    "index_add__neg": lambda m, a, b: a.clone().index_add_(-1, _idx(m, [0, 2]), b[:, :2]),
+    "index_copy__neg": lambda m, a, b: a.clone().index_copy_(-1, _idx(m, [0, 2]), b[:, :2]),
+    # (a source needing no gradient is not saved; its number of dims is)
+    "index_copy_no_grad_source": lambda m, a, b: a.index_copy(-1, _idx(m, [0]), b.detach()[:, :1]),
+    "index_copy__no_grad_source": lambda m, a, b: a.clone().index_copy_(0, _idx(m, [1]),
+                                                                         b.detach()[:1]),
+    "scatter__value": lambda m, a, b: a.clone().scatter_(-1, _idx(m, [[0], [1], [2]]), 2.0),
+    "scatter_value": lambda m, a, b: a.scatter(-1, _idx(m, [[0], [1], [2]]), 2.0),
+    "scatter__src": lambda m, a, b: a.clone().scatter_(-1, _idx(m, [[0], [1], [2]]), b[:, :1]),
+    "scatter_add__neg": lambda m, a, b: a.clone().scatter_add_(-1, _idx(m, [[0], [1], [2]]),
+                                                                b[:, :1]),
+    "scatter_reduce__neg": lambda m, a, b: a.clone().scatter_reduce_(
+        -1, _idx(m, [[0], [1], [2]]), b[:, :1], "max"),
+    "tril__neg": lambda m, a, b: a.clone().tril_(-1),
+    "triu__pos": lambda m, a, b: a.clone().triu_(1),
+    "transpose__neg": lambda m, a, b: a.clone().transpose_(-1, 0),
+    "swapdims__neg": lambda m, a, b: a.clone().swapdims_(0, -1),
+    "squeeze__all": lambda m, a, b: a[:, :1].clone().squeeze_(),
+    "squeeze__neg": lambda m, a, b: a[:, :1].clone().squeeze_(-1),
+    "squeeze__tuple": lambda m, a, b: a[:, :1].clone().squeeze_((-1, 0)),
+    "unsqueeze__neg": lambda m, a, b: a.clone().unsqueeze_(-1),
 }
 
 

@@ -452,3 +452,23 @@ def test_elu_family_multiplies_by_its_coefficients_as_torch():
                 got = [call(L, L.tensor([v], dtype=getattr(L, dname))).item()
                        for L in (ember, torch)]
                 assert got[0] == got[1], (dname, name, v, got)
+
+
+def test_softplus_follows_torchs_formula_past_exps_range():
+    """log1p(exp(beta x)) / beta as PyTorch writes it: with the threshold raised past exp's
+    range, beta x beyond it gives inf (and its gradient, g e / (e + 1), NaN), where a stable
+    form would give x; NumPy's exp / log1p and torch's vectorised ones are a few ulps apart
+    in range."""
+    cases = [("float64", 1e30, 1e40, [-1.0, 0.0, 1e-30, 1e-29, 1.0, 2.0]),
+             ("float64", 1e300, 1e305, [-1.0, 1e-300, 1e-298, 1.0]),
+             ("float32", 1e30, 1e38, [-1.0, 0.0, 1e-30, 1e-36, 1.0, 30.0]),
+             ("float32", 1.0, 100.0, [-50.0, -3.0, 0.5, 19.9, 90.0, 120.0])]
+    for dname, beta, threshold, xs in cases:
+        outs = []
+        for L in (ember, torch):
+            x = L.tensor(xs, dtype=getattr(L, dname), requires_grad=True)
+            y = L.nn.functional.softplus(x, beta=beta, threshold=threshold)
+            y.sum().backward()
+            outs.append((y.detach(), x.grad))
+        for got, want in zip(*outs):
+            assert_same(got, want, rtol=4 * torch.finfo(want.dtype).eps, atol=0)

@@ -12,7 +12,7 @@ import torch
 
 import ember
 
-from helpers import to_torch
+from helpers import assert_same, raised, to_torch
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom:UserWarning")
 
@@ -151,3 +151,42 @@ def test_moments_out_and_bad_input():
     for lib in (ember, torch):
         with pytest.raises(RuntimeError, match="var_mean only support floating point and complex"):
             lib.var_mean(lib.ones(3, dtype=lib.int64))
+
+
+# `fn(L, x, name)`: PyTorch's parser takes a positional `unbiased` only as a bool (None,
+# an int or a NumPy bool there match no overload); `dim=None` and a NumPy bool correction
+# are taken
+PARSER_CALLS = {
+    "unbiased_none": lambda L, x, f: getattr(L, f)(x, -1, None),
+    "unbiased_none_keepdim": lambda L, x, f: getattr(L, f)(x, -1, None, True),
+    "unbiased_int": lambda L, x, f: getattr(L, f)(x, -1, 1),
+    "unbiased_numpy_bool": lambda L, x, f: getattr(L, f)(x, -1, np.bool_(False)),
+    "unbiased_kw_none": lambda L, x, f: getattr(L, f)(x, -1, unbiased=None),
+    "unbiased_kw_none_alone": lambda L, x, f: getattr(L, f)(x, unbiased=None),
+    "method_unbiased_none": lambda L, x, f: getattr(x, f)(-1, None) if f in ("std", "var")
+    else getattr(L, f)(x, 0, None),
+    "unbiased_bool": lambda L, x, f: getattr(L, f)(x, -1, False, True),
+    "dim_none": lambda L, x, f: getattr(L, f)(x, None),
+    "legacy_bool": lambda L, x, f: getattr(L, f)(x, False),
+    "correction_numpy_bool": lambda L, x, f: getattr(L, f)(x, -1, correction=np.bool_(True)),
+}
+
+
+def test_unbiased_slot_takes_only_a_bool_as_torchs_parser():
+    x = _data((3, 4))
+    for fn in ("std", "var", "std_mean", "var_mean"):
+        for name, call in PARSER_CALLS.items():
+            want = raised(call, torch, torch.tensor(x), fn)
+            got = raised(call, ember, ember.tensor(x), fn)
+            if want is None:
+                assert got is None, (fn, name, got)
+                # (float32 spreads are torch's to the bit: see above)
+                assert_same(call(ember, ember.tensor(x), fn), call(torch, torch.tensor(x), fn))
+            elif name.startswith("unbiased_kw") or name.startswith("method"):
+                # (ember names `unbiased` in the got-list as a keyword, and lists a method's
+                # overloads in the function's words)
+                assert got is not None and got[0] is want[0], (fn, name, got, want)
+                if not name.startswith("method"):
+                    assert got[1].split("expected")[1] == want[1].split("expected")[1]
+            else:
+                assert got == want, (fn, name)

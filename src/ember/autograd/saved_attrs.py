@@ -152,6 +152,11 @@ _TABLE_SPEC = {
     "SqueezeBackward2": "dim=p.dims " + _SIZES,
     "UnsqueezeBackward0": "dim=p.dim",
     "TransposeBackward0": "dim0=p.dim0 dim1=p.dim1",
+    # (the in-place views: squeeze_(), squeeze_(d), squeeze_(dims), unsqueeze_, transpose_)
+    "SqueezeBackward3": _SIZES, "SqueezeBackward4": "dim=p.dims!0 " + _SIZES,
+    "SqueezeBackward5": "dim=p.dims " + _SIZES,
+    "UnsqueezeBackward1": "dim=p.dim",
+    "TransposeBackward1": "dim0=p.dim0 dim1=p.dim1",
     "PermuteBackward0": "dims=p.dims",
     "SelectBackward0": "dim=p.dim index=p.index " + _SIZES,
     "UnbindBackward0": "dim=p.dim",
@@ -174,10 +179,12 @@ _TABLE_SPEC = {
     "MaskedFillBackward0": "mask=a1",
     "MaskedSelectBackward0": "mask=a1 self=a0",
     "ScatterBackward0": "dim=p.dim index=a1",
+    "ScatterBackward1": "dim=p.dim index=a1",
     "ScatterAddBackward0": "dim=p.dim index=a1",
     "IndexAddBackward0": "alpha=p.alpha|1 dim=p.dim index=a1 source=a2 source_dim=nd2",
     "IndexCopyBackward0": "dim=p.dim index=a1 source=a2 source_dim=nd2",
     "IndexFillBackward0": "dim=p.dim index=a1",
+    "IndexFillBackward1": "dim=p.dim index=a1",
     "ScatterReduceBackward0": "dim=p.dim include_self=p.include_self index=a1 reduce=p.reduce "
                               "result=r self=a0 src=a2",
     # (index_select is ember's indexing primitive with a key: its dim is the one given)
@@ -191,8 +198,10 @@ def _parse(spec: str) -> tuple:
 
 TABLE = {name: _parse(spec) for name, spec in _TABLE_SPEC.items()}
 # Renamed nodes whose inputs and parameters are those of PyTorch's op (unbind's pieces under
-# a transform are `select`s of the same input, with its `dim`)
-_RENAMED_OK = frozenset({"UnbindBackward0"})
+# a transform are `select`s of the same input, with its `dim`; an in-place view's node is
+# its view's, renamed as PyTorch numbers the in-place overload)
+_RENAMED_OK = frozenset({"UnbindBackward0", "SqueezeBackward3", "SqueezeBackward4",
+                         "SqueezeBackward5", "UnsqueezeBackward1", "TransposeBackward1"})
 _MISSING = object()
 
 

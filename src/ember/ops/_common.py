@@ -11,7 +11,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._user_warnings import user_stacklevel
-from .._view import broadcast_shapes, contiguous_strides, numel
+from .._view import broadcast_shapes, contiguous_strides, like_strides, numel, storage_extent
 from ._rounding import rounded
 from ._scalar_value import _python_number, uint64_promotion
 
@@ -29,7 +29,9 @@ def has_values(t: Tensor) -> bool:
 
 
 def is_scalar(x) -> bool:
-    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+    """A Python or NumPy number (np.bool_ too, which is no `numbers.Number`)."""
+    return (isinstance(x, numbers.Number) or x.__class__ is np.bool_) and \
+        not isinstance(x, Tensor)
 
 
 OperandTypeError = dt.OperandTypeError
@@ -39,7 +41,7 @@ def scalar_kind(x) -> int:
     k = _SCALAR_KIND.get(x.__class__)
     if k is None:
         if isinstance(x, np.generic):
-            return dt.from_numpy(x.dtype)._kind
+            return _SCALAR_KIND[dt.py_number(x).__class__]
         if isinstance(x, bool):
             return 0
         if isinstance(x, numbers.Integral):
@@ -143,6 +145,8 @@ def binary_operands(a, b):
         raise OperandTypeError(
             f"unsupported operand type(s): 'Tensor' and '{type(s).__name__}'"
         )
+    if isinstance(s, np.generic):
+        s = dt.py_number(s)  # (the number PyTorch's parser reads; promotes as one)
     d = t._dtype
     if scalar_kind(s) > d._kind:
         if d is dt.bool_:
@@ -236,11 +240,15 @@ def laid_out(operands, res):
     """`res` copied into the dense layout `iter_order` gives for these operands (shape,
     strides), or `res` itself when it is already laid out so (or is not a C-ordered
     array of 2 or more dims: the only kind a NumPy kernel returns where they differ)."""
-    if res.__class__ is not np.ndarray or res.ndim < 2 or not res.flags.c_contiguous \
-            or res.size == 0:
+    if res.__class__ is not np.ndarray or res.ndim < 2 or res.size == 0:
+        return res
+    if not res.flags.c_contiguous and not any(0 in st for _, st in operands):
+        # (NumPy's own order is TensorIterator's here; it differs only for a broadcast,
+        # stride-0 dim, which NumPy puts innermost and TensorIterator leaves in its place)
         return res
     perm = iter_order(operands, res.shape)
-    if perm == list(range(res.ndim - 1, -1, -1)):
+    if perm == list(range(res.ndim - 1, -1, -1)) and res.flags.c_contiguous or \
+            not res.flags.c_contiguous and _dense_in(res, perm):
         return res
     outer = perm[::-1]
     laid = np.empty(tuple(res.shape[d] for d in outer), res.dtype)
@@ -250,6 +258,36 @@ def laid_out(operands, res):
     laid = laid.transpose(inv)
     laid[...] = res
     return laid
+
+
+def has_broadcast_dim(a: np.ndarray) -> bool:
+    """Whether `a` steps 0 along a dim of more than one element (an expanded array)."""
+    return 0 in a.strides and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+
+
+def preserve_copy(a: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+    """A copy of `values` (default `a`) laid out as PyTorch's preserve_format copy of `a`
+    (`empty_like`): NumPy's order "K" but for a broadcast (stride-0) dim, which NumPy puts
+    innermost and PyTorch leaves in its row-major place."""
+    if not has_broadcast_dim(a) or min(a.strides) < 0:
+        return (a if values is None else values).copy(order="K")
+    it = a.itemsize
+    stride = like_strides(a.shape, tuple(s // it for s in a.strides))
+    buf = np.empty(storage_extent(a.shape, stride, 0), a.dtype)
+    out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * it for s in stride))
+    out[...] = a if values is None else values
+    return out
+
+
+def _dense_in(res: np.ndarray, perm) -> bool:
+    """Whether `res` is dense in the dim order `perm` (innermost first)."""
+    step = res.itemsize
+    for d in perm:
+        n = res.shape[d]
+        if n != 1 and res.strides[d] != step:
+            return False
+        step *= n
+    return True
 
 
 def same_meta(x: Tensor, dtype: dt.dtype | None = None):

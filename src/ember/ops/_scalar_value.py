@@ -40,8 +40,10 @@ def _overflow(d: dt.dtype) -> RuntimeError:
 
 def _python_number(value):
     """`value` as a Python number, refusing the ints a PyTorch Scalar cannot hold."""
-    if not isinstance(value, (int, float, complex)) and hasattr(value, "item"):
-        value = value.item()  # a NumPy scalar or a 0-d tensor
+    if isinstance(value, np.generic):
+        value = dt.py_number(value)  # (np.bool_ and complex64 read as floats, as PyTorch)
+    elif not isinstance(value, (int, float, complex)) and hasattr(value, "item"):
+        value = value.item()  # a 0-d tensor
     if isinstance(value, int) and not isinstance(value, bool):
         if value < _I64_MIN:
             raise OverflowError("can't convert negative int to unsigned")

@@ -268,16 +268,20 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 @lowp
 def _softplus_kernel(a, beta=1.0, threshold=20.0):
     z = a * beta
-    # NOTE: log1p(exp(z)) = max(z, 0) + log1p(exp(-|z|)) never overflows.
-    soft = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
-    return np.where(z > threshold, a, soft)
+    # NOTE: PyTorch's formula as it is written: exp(z) overflows to inf where z passes exp's
+    # range (only with a threshold raised past it: softplus(x, beta=1e30, threshold=1e40)
+    # is inf at x = 1 in float64), where the stable max(z, 0) + log1p(exp(-|z|)) is not.
+    return np.where(z > threshold, a, np.log1p(np.exp(z)) / beta)
 
 
 softplus_p = unary("softplus", _softplus_kernel)
 
 
 def _softplus_grad(g, out, x, beta, threshold):
-    return _where(x * beta > threshold, g, g * (x * beta).sigmoid())
+    # (PyTorch's g * e / (e + 1), e = exp(beta x): NaN where e overflows, as its is)
+    z = x * beta
+    e = z.exp()
+    return _where(z > threshold, g, g * e / (e + 1))
 
 
 defvjp(softplus_p, named_vjp("SoftplusBackwardBackward0", _softplus_grad))

@@ -301,8 +301,9 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
 
 
 def _sub_bool_check(input, other) -> None:
-    ba = tensor_dtype(input) is dt.bool_ or isinstance(input, (bool, np.bool_))
-    bb = tensor_dtype(other) is dt.bool_ or isinstance(other, (bool, np.bool_))
+    # (a NumPy bool is read as the float 1.0 / 0.0: `py_number`)
+    ba = tensor_dtype(input) is dt.bool_ or isinstance(input, bool)
+    bb = tensor_dtype(other) is dt.bool_ or isinstance(other, bool)
     if ba and bb:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "

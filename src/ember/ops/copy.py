@@ -37,18 +37,21 @@ _grad_state = grad_mode.state
 
 
 def _clone_kernel(a, *, contiguous=False, dtype=None):
-    if dtype is not None:  # `to(dtype)`: the copy cast, in the input's element order
+    if dtype is not None and (0 not in a.strides or min(a.strides) < 0):
+        # `to(dtype)`: the cast copy in the input's element order (NumPy's order "K", which
+        # is PyTorch's but for a broadcast dim: NumPy puts a stride-0 dim innermost)
         return cast_array(a, dtype)
     if contiguous or min(a.strides, default=0) < 0:
         return np.array(a, order="C" if contiguous else "K", copy=True)
     # preserve_format: keep a dense input's strides, else a dense layout in its dim order
     it = a.itemsize
     stride = like_strides(a.shape, tuple(s // it for s in a.strides))
-    if stride == contiguous_strides(a.shape):
+    if dtype is None and stride == contiguous_strides(a.shape):
         return np.array(a, order="C", copy=True)
-    buf = np.empty(storage_extent(a.shape, stride, 0), a.dtype)
-    out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * it for s in stride))
-    out[...] = a
+    d = a.dtype if dtype is None else dtype.np
+    buf = np.empty(storage_extent(a.shape, stride, 0), d)
+    out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * d.itemsize for s in stride))
+    out[...] = a if dtype is None else cast_array(a, dtype, copy=False)
     return out
 
 
@@ -90,13 +93,18 @@ def clone(x: Tensor, *, memory_format=None) -> Tensor:
     if x._vc is None and not grad_mode.state.inference:
         return _inference_copy(x, contiguous)
     out = apply(clone_p, x, contiguous=contiguous)
+    return out if contiguous else _strides_kept(x, out)
+
+
+def _strides_kept(x: Tensor, out: Tensor) -> Tensor:
+    """`out`, a preserve_format copy of `x`, showing the strides PyTorch gives it: NumPy
+    reports C strides for size-1 dims and empty arrays, PyTorch keeps the input's. Both
+    address the same elements, so take PyTorch's."""
     # (out._np None: one example's view of a batch inside vmap, whose layout is the batch's)
-    if not contiguous and out._storage is None and out._np is not None \
+    if out._storage is None and out._np is not None \
             and x._stride is not None and x._stride != contiguous_strides(x._shape):
         want = like_strides(x._shape, x._stride)
         if out._ensure_storage() != want:
-            # NumPy reports C strides for size-1 dims and empty arrays; PyTorch keeps the
-            # input's. Both address the same elements, so take PyTorch's.
             out._stride = want
     return out
 
@@ -181,7 +189,7 @@ def _cast(x: Tensor, dtype: dt.dtype, copy: bool = False) -> Tensor:
         _warn_imaginary_dropped()
     if x._vc is None and not grad_mode.state.inference:
         return _inference_copy(x, False, dtype)
-    return apply(clone_p, x, dtype=dtype)
+    return _strides_kept(x, apply(clone_p, x, dtype=dtype))
 
 
 def _inference_copy(x: Tensor, contiguous: bool, dtype: dt.dtype | None = None) -> Tensor:

@@ -177,7 +177,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
     if dtype is None:
         dtype = dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
-                                else fill_value)
+                                else dt.py_number(fill_value))
     return _out(_filled(_sizes((size,), "full"), _fill_value(fill_value, dtype), dtype, device,
                         requires_grad), out)
 

@@ -22,6 +22,7 @@ from ._common import (
     has_values,
     index_runs,
     laid_out,
+    preserve_copy,
     reduced_float,
     same_meta,
     type_name,
@@ -261,7 +262,7 @@ def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
     if shape is not None:  # into zeros of `shape` (`a` is the number 0): the VJP of x[key]
         out = np.zeros(shape, dtype=v.dtype)
     else:
-        out = a.copy(order="K")  # PyTorch keeps the input's layout here
+        out = preserve_copy(a)  # PyTorch keeps the input's layout here
     if out.size == 0:  # (nothing is written: PyTorch checks no bounds)
         return out
     npkey = np_key(key, idx)

@@ -31,6 +31,7 @@ from ._common import (
     broadcast_errors,
     c_type_name,
     is_scalar,
+    preserve_copy,
     refuse_out_grad,
     same_meta,
     select,
@@ -64,6 +65,7 @@ from .registry import (
     Primitive,
     apply,
     apply_,
+    apply_given_,
     batch_by_loop,
     bind,
     check_inplace,
@@ -112,6 +114,7 @@ def _fill_value(value, d: dt.dtype, name: str):
         if value.device.type != "meta" and not value._is_wrapper:  # (a transform's value
             scalar_value(value.item(), d)  # per example: vmap checks none)
         return value if value._dtype is d else value.to(d)
+    value = dt.py_number(value)  # (a NumPy scalar is the number the parser reads)
     if not isinstance(value, numbers.Number):
         raise TypeError(f"{name}(): argument 'value' must be Number, not {type(value).__name__}")
     if name == "index_fill_" and isinstance(value, complex) and not d.is_complex:
@@ -149,7 +152,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
 
 
 def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
-    out = a.copy(order="K" if fill else "C")  # (index_fill keeps the input's layout)
+    out = preserve_copy(a) if fill else a.copy()  # (index_fill keeps the input's layout)
     if out.size == 0:  # (no slice to write: PyTorch reads no index either)
         return out
     if accumulate and out.dtype == np.bool_:  # (a bool sum is a logical or)
@@ -246,14 +249,15 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     """`input` with `alpha * source` added at `index` along `dim` (repeats accumulate)."""
     d = checks.index_add(input, dim, index, source, alpha)
     r = apply(index_copy_p, input, index, source, dim=d, accumulate=True, alpha=alpha)
-    if r._grad_fn is not None:
-        keep_given(r, dim=dim)
+    if r._grad_fn is not None:  # (source_dim: shown even when the source is not saved)
+        keep_given(r, dim=dim, source_dim=source.ndim)
     return write_exact(r, out)
 
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     d = checks.index_add(self, dim, index, source, alpha)
-    return apply_(index_copy_p, self, index, source, dim=d, accumulate=True, alpha=alpha)
+    return apply_given_({"dim": dim, "source_dim": source.ndim}, index_copy_p, self, index,
+                        source, dim=d, accumulate=True, alpha=alpha)
 
 
 @autocast_op("index_copy")
@@ -262,13 +266,14 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=No
     d = checks.index_copy(input, dim, index, source)
     r = apply(index_copy_p, input, index, source, dim=d)
     if r._grad_fn is not None:
-        keep_given(r, dim=dim)
+        keep_given(r, dim=dim, source_dim=source.ndim)
     return write_exact(r, out)
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     d = checks.index_copy(self, dim, index, source)
-    return apply_(index_copy_p, self, index, source, dim=d)
+    return apply_given_({"dim": dim, "source_dim": source.ndim}, index_copy_p, self, index,
+                        source, dim=d)
 
 
 def _index_reduce_args(x: Tensor, dim, index: Tensor, source: Tensor, reduce: str, incl):
@@ -316,7 +321,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
     d, v = _index_fill_args(self, dim, index, value)
-    return apply_(index_copy_p, self, index, v, dim=d, fill=True)
+    return apply_given_({"dim": dim}, index_copy_p, self, index, v, dim=d, fill=True)
 
 
 # --- scatter family --------------------------------------------------------------------------
@@ -486,7 +491,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 def scatter_(self: Tensor, dim: int, index: Tensor, src=None, *, value=None,
              reduce=None) -> Tensor:
-    return _scatter(self, dim, index, src, value, reduce, apply_)
+    return _scatter(self, dim, index, src, value, reduce,
+                    lambda *a, **k: apply_given_({"dim": dim}, *a, **k))
 
 
 def _scatter(x, dim, index, src, value, reduce, run):
@@ -521,7 +527,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _scatter_args("scatter_add", self, dim, index, src)
-    return apply_(scatter_p, self, index, src, fn=scatter_add_fn, dim=d)
+    return apply_given_({"dim": dim}, scatter_p, self, index, src, fn=scatter_add_fn, dim=d)
 
 
 def _scatter_reduce_args(x, dim, index, src, reduce):
@@ -549,9 +555,10 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                     include_self: bool = True) -> Tensor:
-    d, reduce = _scatter_reduce_args(self, dim, index, src, reduce)
-    return apply_(scatter_p, self, index, src, fn=scatter_reduce_fn, dim=d, reduce=reduce,
-                  include_self=bool(include_self))
+    d, kernel_reduce = _scatter_reduce_args(self, dim, index, src, reduce)
+    return apply_given_({"dim": dim, "reduce": reduce}, scatter_p, self, index, src,
+                        fn=scatter_reduce_fn, dim=d, reduce=kernel_reduce,
+                        include_self=bool(include_self))
 
 
 # --- masked ops ------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from . import movement
 from ._arg_parser_text import called_as_method, method_aware, tp_name
 from ._aten_text import aten_text
 from ._batching import batch_size, batched
-from ._common import layout_like, refuse_out_grad, type_name, write_out
+from ._common import layout_like, preserve_copy, refuse_out_grad, type_name, write_out
 from ._size_args import REQUIRED, int_list, keyword_list
 from .registry import (
     Primitive,
@@ -265,7 +265,9 @@ def column_stack(tensors, *, out=None) -> Tensor:
 # --- repeat / tile / repeat_interleave -------------------------------------------------------
 
 def _repeat_kernel(a, *, reps, in_shape):
-    return np.tile(a, reps) if a.size else np.zeros(
+    if a.size:  # (row-major always, as PyTorch's: NumPy's tile of all ones keeps a's order)
+        return np.ascontiguousarray(np.tile(a, reps))
+    return np.zeros(
         tuple(n * r for n, r in zip((1,) * (len(reps) - a.ndim) + a.shape, reps)), a.dtype)
 
 
@@ -440,7 +442,7 @@ def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
 # --- flip / roll / rot90 ---------------------------------------------------------------------
 
 def _flip_kernel(a, *, dims):
-    return np.flip(a, dims).copy(order="K") if dims else a.copy(order="K")
+    return preserve_copy(a, np.flip(a, dims) if dims else a)  # (laid out as `a`)
 
 
 flip_p = Primitive("flip", _flip_kernel,

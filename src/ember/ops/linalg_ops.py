@@ -23,7 +23,7 @@ from .reduce import return_type
 from .registry import (
     Primitive,
     apply,
-    apply_,
+    apply_given_,
     bind,
     check_inplace,
     defbatch,
@@ -90,14 +90,21 @@ def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The lower triangle (on and below `diagonal`) of the last two dims; the rest zeroed."""
     _check_diagonal(diagonal, "tril", called_as_method())
     _check_2d(input, "tril")
-    return write_exact(apply(triangle_p, input, diagonal=int(diagonal), lower=True), out)
+    return write_exact(_triangle(input, int(diagonal), True), out)
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The upper triangle (on and above `diagonal`) of the last two dims; the rest zeroed."""
     _check_diagonal(diagonal, "triu", called_as_method())
     _check_2d(input, "triu")
-    return write_exact(apply(triangle_p, input, diagonal=int(diagonal), lower=False), out)
+    return write_exact(_triangle(input, int(diagonal), False), out)
+
+
+def _triangle(input: Tensor, diagonal: int, lower: bool) -> Tensor:
+    r = apply(triangle_p, input, diagonal=diagonal, lower=lower)
+    if r._grad_fn is not None:
+        keep_given(r, diagonal=diagonal)  # (shown as PyTorch's int64: -1 as 2**64 - 1)
+    return r
 
 
 def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
@@ -116,7 +123,8 @@ def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
         drop = tensor(~_keep(*self._shape[-2:], int(diagonal), lower))
         bind(setitem_p, self, 0, drop.expand(self._shape), key=TENSOR_SLOT)
         return self
-    return apply_(triangle_p, self, diagonal=int(diagonal), lower=lower)
+    return apply_given_({"diagonal": int(diagonal)}, triangle_p, self, diagonal=int(diagonal),
+                        lower=lower)
 
 
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:

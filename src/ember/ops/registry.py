@@ -362,6 +362,18 @@ def apply_(prim: Primitive, self: Tensor, *args, **params) -> Tensor:
     return bind(p if p is not None else inplace(prim), self, *args, **params)
 
 
+def apply_given_(given: dict, prim: Primitive, self: Tensor, *args, **params) -> Tensor:
+    """`apply_` for an in-place op whose node shows its arguments as the caller gave them
+    (`keep_given`, as the out-of-place op's does): kept when this call recorded a node on
+    `self`, and `self` is no view (a view's node is rebuilt over its base)."""
+    before = self._grad_fn
+    apply_(prim, self, *args, **params)
+    node = self._grad_fn
+    if node is not None and node is not before and self._base is None:
+        node._given = given
+    return self
+
+
 def _eval_inplace(iprim: InplacePrimitive, args: tuple, params: dict) -> Tensor:
     """Eager evaluation of an in-place op."""
     prim = iprim.base

@@ -36,7 +36,7 @@ from .registry import (
     Family,
     Member,
     apply,
-    apply_,
+    apply_given_,
     bind,
     defbatch,
     defjvp,
@@ -193,7 +193,7 @@ def cumsum_(self: Tensor, dim: int = _REQUIRED, *, dtype=None) -> Tensor:
     """In-place running sum along `dim`."""
     d = _scan_dim(self, dim, "cumsum_", dtype)
     _inplace_scan_dtype(self, dtype, "cumsum")
-    return apply_(scan_p, self, fn=CUMSUM, dim=d)
+    return apply_given_({"dim": dim}, scan_p, self, fn=CUMSUM, dim=d)
 
 
 # --- cumprod --------------------------------------------------------------------------
@@ -287,7 +287,7 @@ def cumprod_(self: Tensor, dim: int = _REQUIRED, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
     d = _scan_dim(self, dim, "cumprod_", dtype)
     _inplace_scan_dtype(self, dtype, "cumprod")
-    return apply_(scan_p, self, fn=CUMPROD, dim=d)
+    return apply_given_({"dim": dim}, scan_p, self, fn=CUMPROD, dim=d)
 
 
 def scan_in_own_dtype(x: Tensor, dim: int, product: bool = False) -> Tensor:

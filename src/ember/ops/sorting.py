@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
 from ._arg_parser_text import called_as_method, invalid_combination, method_aware
-from ._common import layout_like, type_name, write_exact, write_out
+from ._common import has_broadcast_dim, iter_order, layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
 from ._out_checks import check_out_tuple, check_values_indices_out
 from .index import scatter_into_zeros
@@ -88,6 +88,10 @@ def _as_std_sort(a: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _dense_order(a: np.ndarray) -> list[int]:
+    """`a`'s dims outermost first by stride, a broadcast dim in its row-major place (as
+    PyTorch orders them, `iter_order`)."""
+    if has_broadcast_dim(a):
+        return iter_order([(a.shape, tuple(abs(s) for s in a.strides))], a.shape)[::-1]
     return sorted(range(a.ndim), key=lambda d: (-abs(a.strides[d]), d))
 
 

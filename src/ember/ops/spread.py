@@ -197,20 +197,32 @@ def _spread_signatures(name: str) -> tuple[str, ...]:
             "(Tensor input, bool unbiased = True)")
 
 
-def _correction(name: str, input: Tensor, dim, unbiased, correction):
+def _correction(name: str, input: Tensor, dim, unbiased, correction, keepdim=False):
     if isinstance(dim, bool):  # var(x, False): the legacy positional `unbiased`
         dim, unbiased = None, dim
-    bad = correction is not None and not isinstance(correction, (int, float, np.number)) and \
+    correction = dt.py_number(correction)  # (a NumPy bool is the number 1.0 / 0.0)
+    bad = correction is not None and not isinstance(correction, (int, float, complex)) and \
         not (isinstance(correction, Tensor) and correction.ndim == 0)
-    if bad or (unbiased is not None and correction is not None):
+    # `unbiased`, when passed, must be a Python bool: `std(x, -1, None)` matches no overload
+    bad = bad or unbiased is not _NOT_GIVEN and unbiased.__class__ is not bool
+    if bad or (unbiased is not _NOT_GIVEN and correction is not None):
         # (PyTorch's parser: no overload takes both, nor a correction that is no number;
         # ember names `dim`, when given, as a keyword)
+        if correction is None and dim is not None:  # (the usual `std(x, -1, None)`)
+            args = (input, dim, unbiased) + ((True,) if keepdim is True else ())
+            raise invalid_combination(name, _spread_signatures(name), args, {})
         given = {} if dim is None else {"dim": dim}
-        given.update({"correction": correction} if unbiased is None else
-                     {"unbiased": unbiased, "correction": correction})
+        if unbiased is not _NOT_GIVEN:
+            given["unbiased"] = unbiased
+        if correction is not None:
+            given["correction"] = correction
         raise invalid_combination(name, _spread_signatures(name), (input,), given)
     if correction is None:
         correction = 0 if unbiased is False else 1
+    elif isinstance(correction, complex):  # (a Scalar read as the kernel's double)
+        if correction.imag:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        correction = correction.real
     return dim, correction
 
 
@@ -219,10 +231,10 @@ def _require_floating(input: Tensor, name: str) -> None:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
 
 
-def _checked(input: Tensor, dim, unbiased, correction, name: str):
+def _checked(input: Tensor, dim, unbiased, correction, name: str, keepdim=False):
     """(dims, correction) of a spread call, warning as PyTorch does when the degrees of
     freedom are <= 0 (naming the op the user called: var_mean's says "var_mean()")."""
-    dim, c = _correction(name, input, dim, unbiased, correction)
+    dim, c = _correction(name, input, dim, unbiased, correction, keepdim)
     _require_floating(input, "std and var")
     dims = norm_dims(dim, input.ndim)
     if _dof(input._shape, dims if input.ndim else (), c) <= 0:
@@ -245,7 +257,8 @@ _NOT_GIVEN = _NotGiven()
 
 
 def _plain(dim, unbiased, correction) -> tuple:
-    """The arguments with one not given read as None."""
+    """The arguments with `dim` or `correction` not given read as None (`unbiased` stays
+    as given, so that an explicit None is refused)."""
     return (None if dim is _NOT_GIVEN else dim, unbiased,
             None if correction is _NOT_GIVEN else correction)
 
@@ -257,7 +270,7 @@ def _as_called(dim, unbiased, correction) -> dict:
     overload's)."""
     legacy = isinstance(dim, bool)
     if correction is _NOT_GIVEN:
-        if legacy or unbiased is not None:
+        if legacy or unbiased is not _NOT_GIVEN:
             correction = int(bool(dim if legacy else unbiased))
         else:
             correction = None if dim is _NOT_GIVEN else 1
@@ -265,9 +278,9 @@ def _as_called(dim, unbiased, correction) -> dict:
 
 
 def _var_like(name: str, root: bool):
-    def op(input: Tensor, dim=_NOT_GIVEN, unbiased=None, keepdim: bool = False, *,
+    def op(input: Tensor, dim=_NOT_GIVEN, unbiased=_NOT_GIVEN, keepdim: bool = False, *,
            correction=_NOT_GIVEN, out=None) -> Tensor:
-        dims, c = _checked(input, *_plain(dim, unbiased, correction), name)
+        dims, c = _checked(input, *_plain(dim, unbiased, correction), name, keepdim)
         r = apply(reduce_p, input, fn=STD if root else VAR, dims=dims, keepdim=keepdim,
                   correction=c)
         if r._grad_fn is not None:
@@ -285,10 +298,10 @@ std.__doc__ = "Standard deviation over `dim` (sqrt of `var`)."
 
 
 def _moments_like(name: str, root: bool):
-    def op(input: Tensor, dim=_NOT_GIVEN, unbiased=None, keepdim: bool = False, *,
+    def op(input: Tensor, dim=_NOT_GIVEN, unbiased=_NOT_GIVEN, keepdim: bool = False, *,
            correction=_NOT_GIVEN, out=None):
         _require_floating(input, name)
-        dims, c = _checked(input, *_plain(dim, unbiased, correction), name)
+        dims, c = _checked(input, *_plain(dim, unbiased, correction), name, keepdim)
         res = apply(std_mean_p if root else var_mean_p, input, dims=dims, keepdim=keepdim,
                     correction=c, root=root)
         if res[0]._grad_fn is not None:

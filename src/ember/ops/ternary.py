@@ -149,6 +149,7 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
     for x in (input, other):
         if isinstance(x, Tensor) and x._shape != shape:
             shape = broadcast_shapes(shape, x._shape)
+    input, other = dt.py_number(input), dt.py_number(other)
     try:
         if isinstance(input, Tensor) or isinstance(other, Tensor):
             a, b, d = binary_operands(input, other)
@@ -267,7 +268,7 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp", side: str | None =
     if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not (
             min is None or max is None or isinstance(min, Tensor) and isinstance(max, Tensor)):
         raise OperandTypeError(f"{name}: min and max must both be Tensors or both numbers")
-    min, max = _parsed_number(min), _parsed_number(max)
+    min, max = dt.py_number(min), dt.py_number(max)  # (as the parser reads them)
     bounds = [b for b in (min, max) if b is not None]
     for b in bounds:
         if b.__class__ is int:
@@ -291,15 +292,6 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp", side: str | None =
                     for b in (min, max))
     x, lo, hi = _cast_all(d, input, min, max)
     return x, lo, hi, d
-
-
-def _parsed_number(b):
-    """A NumPy bool or complex64 bound as PyTorch's argument parser reads it: a double (the
-    imaginary part dropped, with NumPy's ComplexWarning); NumPy's float64 and complex128 are
-    Python floats and complexes already."""
-    if isinstance(b, (np.bool_, np.complexfloating)) and not isinstance(b, complex):
-        return float(b)
-    return b
 
 
 def _refuse_complex() -> NotImplementedError:
