@@ -18,7 +18,11 @@ Two kinds of arithmetic need care to be exact:
 
 Python numbers are taken as MLX's bindings take them: ``bool`` -> bool,
 ``int`` -> int32 (int64 when out of range), ``float`` -> float32.
-No ember imports: this is the pure-NumPy kernel under ``ember.mlx.core.random``.
+
+The NumPy code here is the reference. Its hot kernels (the hash behind ``bits``, ``logf``,
+``log1pf``, ``erfinv``) have native twins in csrc/mlx_random.c, step for step and bit for
+bit, which the samplers call where native kernels run (``_words``, ``_map_f32``); the only
+ember import is that native layer.
 """
 
 from __future__ import annotations
@@ -27,8 +31,43 @@ import math
 
 import numpy as np
 
+from ... import native
+from ...native import calls
+
 _U32 = np.uint32
 _F32 = np.float32
+
+# The fewest values a native twin is called for (a smaller call stays in NumPy rather than
+# load the library); tests lower it to reach the native code with small arrays.
+NATIVE_MIN = {"elements": 4096}
+
+
+def _native_lib(size: int):
+    """csrc/mlx_random.c's library for a call over ``size`` values, or None (native kernels
+    off or unavailable, or ``size`` under the gate)."""
+    return native.library("mlx_random") if size >= NATIVE_MIN["elements"] else None
+
+
+# The NumPy ports run over large arrays a block at a time: their float64 temporaries then
+# stay in cache, and are reused rather than mapped (and faulted in) afresh for each op.
+_BLOCK = 1 << 16
+
+
+def _map_f32(name: str, port, x) -> np.ndarray:
+    """``port`` (a NumPy kernel of float32 values) of ``x``, or its native twin ``name``."""
+    x = np.asarray(x, dtype=_F32)
+    lib = _native_lib(x.size)
+    if lib is None and x.size <= _BLOCK:
+        return port(x)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    if lib is None:
+        for lo in range(0, flat.size, _BLOCK):
+            out[lo : lo + _BLOCK] = port(flat[lo : lo + _BLOCK])
+    else:
+        calls.entry(lib, f"{name}_f32", [calls.P, calls.P, calls.I64])(
+            calls.ptr(flat), calls.ptr(out), flat.size)
+    return out.reshape(x.shape)
 
 # ---------------------------------------------------------------------------
 # threefry2x32 and raw bits
@@ -83,15 +122,28 @@ def bits(key: np.ndarray, shape: tuple[int, ...], width: int = 4) -> np.ndarray:
     if width not in _BITS_DTYPES:
         raise ValueError(f"[bits] Bit width must be in {{1, 2, 4}} but got {width}.")
     size = math.prod(shape)
-    n_words = -(-size * width // 4)
-    half, odd = divmod(n_words, 2)
+    words = _words(key, -(-size * width // 4))
+    raw = words.astype("<u4", copy=False).view(np.uint8)
+    return raw.view(_BITS_DTYPES[width])[:size].reshape(shape)
+
+
+def _words(key: np.ndarray, n_words: int) -> np.ndarray:
+    """The ``n_words`` uint32 words of ``bits`` (in C where native kernels run)."""
     words = np.empty(n_words, dtype=_U32)
-    counter = np.arange(half, dtype=_U32)
-    words[:half], words[half + odd :] = _threefry2x32(key, counter, counter + _U32(half + odd))
+    lib = _native_lib(n_words)
+    if lib is not None:
+        key = np.ascontiguousarray(key, dtype=_U32)
+        calls.entry(lib, "mlx_threefry_words_f32", [calls.P, calls.P, calls.I64])(
+            calls.ptr(key), calls.ptr(words), n_words)
+        return words
+    half, odd = divmod(n_words, 2)
+    for lo in range(0, half, _BLOCK):
+        counter = np.arange(lo, min(lo + _BLOCK, half), dtype=_U32)
+        x0, x1 = _threefry2x32(key, counter, counter + _U32(half + odd))
+        words[lo : lo + x0.size], words[half + odd + lo : half + odd + lo + x1.size] = x0, x1
     if odd:
         words[half] = _threefry2x32(key, np.array([half], _U32), np.array([0], _U32))[0][0]
-    raw = words.astype("<u4").view(np.uint8)
-    return raw.view(_BITS_DTYPES[width])[:size].reshape(shape)
+    return words
 
 
 def split(key: np.ndarray, num: int = 2) -> np.ndarray:
@@ -105,23 +157,44 @@ def split(key: np.ndarray, num: int = 2) -> np.ndarray:
 
 
 def _fmaf(a, b, c) -> np.ndarray:
-    """float32 ``fma(a, b, c)`` with one rounding, like C's ``fmaf``.
-
-    ``a * b`` is exact in float64. The float64 sum ``s`` is nudged to
-    round-to-odd (if inexact and its last bit is even, step one ulp towards
-    the exact value); rounding a round-to-odd float64 to float32 is then the
-    correctly rounded float32 result, with no double-rounding error.
-    """
+    """float32 ``fma(a, b, c)`` with one rounding, like C's ``fmaf``, for float32 values."""
     a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
+    return _fmaf64(a, b, c)
+
+
+_LOW29 = np.uint64(0x1FFFFFFF)  # the double's bits below float32's last place
+_HALF29 = np.uint64(0x10000000)  # ... where a float32 halfway point has them
+_TINY = _F32(2.0**-126)  # below it float32 is subnormal: its last place is higher up
+
+
+def _fmaf64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``_fmaf`` of float32 values held in float64 arrays.
+
+    ``a * b`` is exact in float64 and ``s = a * b + c`` is rounded once there; rounding
+    ``s`` to float32 is then the one rounding of the exact value unless ``s`` landed exactly
+    on a float32 halfway point (float32's halfway points are doubles, so rounding to double
+    can reach one but never cross it) or float32 is subnormal there. Only those rare values
+    are redone, by rounding to odd: if ``s`` is inexact and its last bit even, it steps one
+    ulp towards the exact value, and a round-to-odd double rounds to float32 correctly.
+    """
     p = a * b
     s = np.asarray(p + c)
-    bp = s - p
-    err = (p - (s - bp)) + (c - bp)  # two-sum: p + c == s + err exactly
-    even = (s.view(np.uint64) & np.uint64(1)) == 0
-    nudge = (err != 0) & even & np.isfinite(s)
-    s = np.where(nudge, np.nextafter(s, s + err), s)
     with np.errstate(over="ignore"):
-        return s.astype(_F32)
+        out = s.astype(_F32)
+    suspect = (s.view(np.uint64) & _LOW29) == _HALF29
+    suspect |= np.abs(out) <= _TINY  # (|s| < 2**-126, or rounded up to it)
+    if suspect.any():
+        p = np.broadcast_to(p, s.shape)[suspect]
+        c = np.broadcast_to(c, s.shape)[suspect]
+        t = s[suspect]
+        bp = t - p
+        err = (p - (t - bp)) + (c - bp)  # two-sum: p + c == t + err exactly
+        even = (t.view(np.uint64) & np.uint64(1)) == 0
+        nudge = (err != 0) & even & np.isfinite(t)
+        t = np.where(nudge, np.nextafter(t, np.copysign(np.inf, err)), t)
+        with np.errstate(over="ignore"):
+            out[suspect] = t.astype(_F32)
+    return out
 
 
 # glibc 2.27+ logf (from Arm optimized-routines, MIT): log(x) = k*ln2 + log(c)
@@ -161,33 +234,49 @@ _LOGF_POLY = tuple(
 )
 
 
+_LOGF_INVC = np.ascontiguousarray(_LOGF_INVC_LOGC[:, 0])
+_LOGF_LOGC = np.ascontiguousarray(_LOGF_INVC_LOGC[:, 1])
+
+
 def _logf(x) -> np.ndarray:
     """glibc's float32 ``logf`` (not correctly rounded: ~1% of results differ
     by one ulp from ``float32(log(float64(x)))``, so it is ported exactly)."""
     x = np.asarray(x, dtype=_F32)
-    ix = x.view(_U32).astype(np.int64)
-    # Subnormals are scaled by 2^23 into the normal range first.
-    sub = (ix > 0) & (ix < 0x00800000)
-    with np.errstate(over="ignore", invalid="ignore"):
-        scaled = (x * _F32(2.0**23)).view(_U32).astype(np.int64) - (23 << 23)
-    ix = np.where(sub, scaled, ix)
-    tmp = ix - 0x3F330000
+    # The bits as int32 (negative floats negative): the reduction is 32-bit integer
+    # arithmetic, wrapping as glibc's uint32 does.
+    ix = x.view(np.int32)
+    normal = (ix >= 0x00800000) & (ix < 0x7F800000)
+    rest = None if normal.all() else ~normal
+    if rest is not None:
+        # Subnormals are scaled by 2^23 into the normal range first.
+        sub = (ix > 0) & (ix < 0x00800000)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scaled = (x * _F32(2.0**23)).view(np.int32) - np.int32(23 << 23)
+        ix = np.where(sub, scaled, ix)
+    with np.errstate(over="ignore"):
+        tmp = ix - np.int32(0x3F330000)
     i = (tmp >> 19) & 15
-    k = tmp >> 23  # arithmetic shift of a signed 32-bit value
-    iz = (ix - (tmp & (0x1FF << 23))).astype(_U32)
-    z = iz.view(_F32).astype(np.float64)
-    invc, logc = _LOGF_INVC_LOGC[i, 0], _LOGF_INVC_LOGC[i, 1]
-    r = z * invc - 1.0
-    y0 = logc + k * _LOGF_LN2
+    k = tmp >> 23  # (arithmetic shift)
+    z = (ix - (tmp & np.int32(-(1 << 23)))).view(_F32).astype(np.float64)
+    # NOTE: in the float64 steps below, only the order of each sum's two terms differs
+    # from glibc's (exact: IEEE addition commutes)
+    r = z * _LOGF_INVC[i]
+    r -= 1.0
+    y0 = k * _LOGF_LN2
+    y0 += _LOGF_LOGC[i]
     r2 = r * r
-    y = _LOGF_POLY[1] * r + _LOGF_POLY[2]
-    y = _LOGF_POLY[0] * r2 + y
-    y = y * r2 + (y0 + r)
-    out = y.astype(_F32)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        special = np.log(np.where((ix >= 0x00800000) & (ix < 0x7F800000), _F32(1), x))
-    out = np.where((ix >= 0x00800000) & (ix < 0x7F800000) | sub, out, special)
-    return np.where(x == _F32(1), _F32(0), out).astype(_F32)
+    y = _LOGF_POLY[1] * r
+    y += _LOGF_POLY[2]
+    y += _LOGF_POLY[0] * r2
+    y *= r2
+    y0 += r
+    y += y0
+    out = np.asarray(y).astype(_F32)
+    if rest is not None:
+        rest &= ~sub
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[rest] = np.log(x[rest])  # 0, negatives, inf, NaN: -inf, NaN, inf, NaN
+    return out
 
 
 # glibc's log1pf (fdlibm, s_log1pf.c): pure float32 arithmetic.
@@ -208,61 +297,66 @@ _LP = tuple(
 
 
 def _log1pf(x) -> np.ndarray:
-    """glibc's float32 ``log1pf`` (fdlibm's algorithm, float32 throughout)."""
+    """glibc's float32 ``log1pf`` (fdlibm's algorithm, float32 throughout).
+
+    The common path (a reduction of 1 + x to 2**k (1 + f) and a polynomial in f) runs over
+    every value; the rare ones (|f| < 2**-20, |x| < 2**-29, x <= -1, inf, NaN) are then
+    redone on their own.
+    """
     x = np.asarray(x, dtype=_F32)
-    f32 = _F32
-    hx = x.view(np.int32).astype(np.int64)
-    ax = hx & 0x7FFFFFFF
-    one = f32(1)
+    shape, x = x.shape, x.reshape(-1)  # (1-d: the masked writes below need arrays)
+    f32, one = _F32, _F32(1)
+    hx = x.view(np.int32)
     with np.errstate(all="ignore"):
-        # Small |x| < 2**-29: x, or x - x*x/2 for |x| >= 2**-54.
-        tiny = np.where(ax < 0x24800000, x, x - x * x * f32(0.5))
         # -0.2929 < x < 0.41422: no reduction (k = 0, f = x).
-        direct = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= -1097468385))  # 0xbe95f61f
+        direct = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= np.int32(-1097468385)))  # 0xbe95f61f
         u = one + x
-        hu = u.view(np.int32).astype(np.int64)
-        big = hx >= 0x5A000000
-        u = np.where(big, x, u)
-        hu = np.where(big, hx, hu)
+        hu = u.view(np.int32)
+        big = hx >= 0x5A000000  # (x >= 2**53: 1 + x is x)
+        any_big = big.any()
+        if any_big:
+            u, hu = np.where(big, x, u), np.where(big, hx, hu)
         k = (hu >> 23) - 127
-        c = np.where(k > 0, one - (u - x), x - (u - one)) / u
-        c = np.where(big, f32(0), c).astype(f32)
+        c = np.where(k > 0, one - (u - x), x - (u - one)) / u  # (the rounding of 1 + x)
+        if any_big:
+            c[big] = 0
         hu = hu & 0x007FFFFF
         low = hu < 0x3504F7
-        u = np.where(low, hu | 0x3F800000, hu | 0x3F000000).astype(np.uint32).view(f32)
-        k = np.where(low, k, k + 1)
+        u = np.where(low, hu | 0x3F800000, hu | 0x3F000000).view(f32)
+        k += ~low
         hu = np.where(low, hu, (0x00800000 - hu) >> 2)
-        f = u - one
-        f = np.where(direct, x, f)
-        k = np.where(direct, 0, k)
-        hu = np.where(direct, 1, hu)
-        c = np.where(direct, f32(0), c)
+        f = np.where(direct, x, u - one)
+        k[direct] = 0
+        hu[direct] = 1
+        c[direct] = 0
         kf = k.astype(f32)
-
         hfsq = f32(0.5) * f * f
-        # |f| < 2**-20
-        r_small = hfsq * (one - f32(0.66666666666666666) * f)
-        small_k0 = f - r_small
-        small_k = kf * _LN2_HI - ((r_small - (kf * _LN2_LO + c)) - f)
-        small = np.where(k == 0, small_k0, small_k)
-        zero_f = np.where(k == 0, f32(0), kf * _LN2_HI + (c + kf * _LN2_LO))
-        small = np.where(f == 0, zero_f, small)
 
         s = f / (f32(2) + f)
         z = s * s
         poly = _LP[6]
         for coef in _LP[5::-1]:
             poly = coef + z * poly
-        r = z * poly
-        general_k0 = f - (hfsq - s * (hfsq + r))
-        general_k = kf * _LN2_HI - ((hfsq - (s * (hfsq + r) + (kf * _LN2_LO + c))) - f)
-        out = np.where(k == 0, general_k0, general_k)
-        out = np.where(hu == 0, small, out)
+        sr = s * (hfsq + z * poly)
+        k0 = k == 0
+        out = np.where(k0, f - (hfsq - sr), kf * _LN2_HI - ((hfsq - (sr + (kf * _LN2_LO + c))) - f))
 
-        out = np.where(ax < 0x31000000, tiny, out)
-        edge = np.log1p(x)  # x <= -1, inf, nan: -inf / nan / inf as libm
-        out = np.where((x <= -1) | ~np.isfinite(x), edge, out)
-    return out.astype(f32)
+        small = hu == 0  # |f| < 2**-20
+        if small.any():
+            f, kf, c, k0 = f[small], kf[small], c[small], k0[small]
+            r = f32(0.5) * f * f * (one - f32(0.66666666666666666) * f)
+            part = np.where(k0, f - r, kf * _LN2_HI - ((r - (kf * _LN2_LO + c)) - f))
+            zero_f = np.where(k0, f32(0), kf * _LN2_HI + (c + kf * _LN2_LO))
+            out[small] = np.where(f == 0, zero_f, part)
+        ax = hx & 0x7FFFFFFF
+        tiny = ax < 0x31000000  # |x| < 2**-29: x, or x - x*x/2 for |x| >= 2**-54
+        if tiny.any():
+            t = x[tiny]
+            out[tiny] = np.where(ax[tiny] < 0x24800000, t, t - t * t * f32(0.5))
+        edge = ~(x > -1) | (x == np.inf)  # x <= -1, inf, NaN: -inf / NaN / inf as libm
+        if edge.any():
+            out[edge] = np.log1p(x[edge])
+    return out.reshape(shape)
 
 
 def _expf(x) -> np.ndarray:
@@ -329,11 +423,12 @@ _ERFINV_CENTRE = (
 )
 
 
-def _horner_fma(coefs, t) -> np.ndarray:
-    p = np.full(np.shape(t), _F32(coefs[0]), dtype=_F32)
-    for coef in coefs[1:]:
-        p = _fmaf(p, t, _F32(coef))
-    return p
+def _horner_fma(coefs, t64: np.ndarray) -> np.ndarray:
+    """Horner's rule with one ``fmaf`` per step, over float32 values ``t64`` held in float64."""
+    p = np.float64(_F32(coefs[0]))
+    for coef in coefs[1:-1]:
+        p = _fmaf64(p, t64, np.float64(_F32(coef))).astype(np.float64)
+    return _fmaf64(p, t64, np.float64(_F32(coefs[-1])))
 
 
 def _erfinvf(a) -> np.ndarray:
@@ -341,10 +436,29 @@ def _erfinvf(a) -> np.ndarray:
     (Giles' single-precision approximation), split at |log(1 - a^2)| = 6.125."""
     a = np.asarray(a, dtype=_F32)
     with np.errstate(all="ignore"):
-        t = _logf(_fmaf(a, _F32(0) - a, _F32(1)))
-        tail = np.abs(t) > _F32(6.125)
-        p = np.where(tail, _horner_fma(_ERFINV_TAIL, t), _horner_fma(_ERFINV_CENTRE, t))
+        a64 = a.astype(np.float64)
+        t = _logf(_fmaf64(a64, -a64, np.float64(1)))  # (MLX's 0 - a: the same fma)
+        t64 = t.astype(np.float64)
+        p = _horner_fma(_ERFINV_CENTRE, t64)
+        tail = np.abs(t) > _F32(6.125)  # (only for |a| above about 0.9987: rare)
+        if tail.any():
+            p[tail] = _horner_fma(_ERFINV_TAIL, t64[tail])
         return (a * p).astype(_F32)
+
+
+def erfinv_f32(a) -> np.ndarray:
+    """``_erfinvf`` of float32 values, in C (csrc/mlx_random.c) where native kernels run."""
+    return _map_f32("mlx_erfinvf_map", _erfinvf, a)
+
+
+def log_f32(x) -> np.ndarray:
+    """``_logf`` of float32 values, in C (csrc/mlx_random.c) where native kernels run."""
+    return _map_f32("mlx_logf_map", _logf, x)
+
+
+def log1p_f32(x) -> np.ndarray:
+    """``_log1pf`` of float32 values, in C (csrc/mlx_random.c) where native kernels run."""
+    return _map_f32("mlx_log1pf_map", _log1pf, x)
 
 
 # ---------------------------------------------------------------------------
@@ -383,8 +497,8 @@ def _in(dtype: np.dtype, fn, *args) -> np.ndarray:
         _broadcast_shapes(args[0].shape, args[1].shape)  # MLX's error, not NumPy's
     ctype = _compute_type(dtype, *(a.dtype for a in args))
     with np.errstate(all="ignore"):
-        out = fn(*(a.astype(ctype) for a in args))
-        return np.asarray(out).astype(dtype)
+        out = fn(*(a.astype(ctype, copy=False) for a in args))
+        return np.asarray(out).astype(dtype, copy=False)
 
 
 def _unary_f32(fn, x: np.ndarray) -> np.ndarray:
@@ -447,8 +561,10 @@ def uniform(key: np.ndarray, low=0.0, high=1.0, shape=(), np_dtype=np.float32) -
             f"from broadcasted shape {_fmt_shape(out_shape)}."
         )
     upper = _below_one(dtype)
-    u = bits(key, shape).astype(_F32) / _UINT32_MAX_F32
-    u = np.minimum(u, upper).astype(dtype)
+    u = bits(key, shape).astype(_F32)
+    np.divide(u, _UINT32_MAX_F32, out=u)
+    np.minimum(u, upper, out=u)
+    u = u.astype(dtype, copy=False)
     return _in(dtype, np.add, _in(dtype, np.multiply, span, u), lo)
 
 
@@ -465,7 +581,7 @@ def normal(key: np.ndarray, shape=(), np_dtype=np.float32, loc=None, scale=None)
     applied_scale = np.array(math.sqrt(2.0), dtype=dtype)
     if scale is not None:
         applied_scale = _in(dtype, np.multiply, applied_scale, _as_array(scale).astype(dtype))
-    samples = _erfinvf(samples).astype(dtype)
+    samples = erfinv_f32(samples).astype(dtype)
     samples = _in(dtype, np.multiply, applied_scale, samples)
     if loc is not None:
         samples = _in(dtype, np.add, _as_array(loc).astype(dtype), samples)
@@ -475,7 +591,7 @@ def normal(key: np.ndarray, shape=(), np_dtype=np.float32, loc=None, scale=None)
 def _complex_normal(key, shape, loc, scale) -> np.ndarray:
     """complex64 normal: real and imaginary parts are erfinv(uniform(-1, 1)),
     each N(0, 1/2), taken from one float32 draw of shape ``shape + (2,)``."""
-    samples = _erfinvf(uniform(key, _NEXT_BELOW_MINUS_ONE, _F32(1), (*shape, 2), _F32))
+    samples = erfinv_f32(uniform(key, _NEXT_BELOW_MINUS_ONE, _F32(1), (*shape, 2), _F32))
     samples = np.ascontiguousarray(samples).view(np.complex64).reshape(shape)
     with np.errstate(all="ignore"):
         if scale is not None:
@@ -535,7 +651,7 @@ def truncated_normal(key: np.ndarray, lower, upper, shape=None, np_dtype=np.floa
     a = _unary_f32(_erff, _in(dtype, np.divide, lower_t, sqrt2))
     b = _unary_f32(_erff, _in(dtype, np.divide, upper_t, sqrt2))
     u = uniform(key, a, b, shape, dtype)
-    out = _in(dtype, np.multiply, sqrt2, _unary_f32(_erfinvf, u))
+    out = _in(dtype, np.multiply, sqrt2, _unary_f32(erfinv_f32, u))
     return np.maximum(np.minimum(upper_t, out), lower_t)
 
 
@@ -544,7 +660,7 @@ def gumbel(key: np.ndarray, shape=(), np_dtype=np.float32) -> np.ndarray:
     dtype = np.dtype(np_dtype)
     u = uniform(key, np.array(0, dtype), np.array(1, dtype), shape, dtype)
     with np.errstate(all="ignore"):
-        return -_unary_f32(_logf, -_unary_f32(_logf, u))
+        return -_unary_f32(log_f32, -_unary_f32(log_f32, u))
 
 
 def _categorical_inverse_cdf(key, logits: np.ndarray, shape) -> np.ndarray:
@@ -635,7 +751,7 @@ def laplace(
         if dtype == np.float64:  # -1.0 in float64 promotes the log1p to double
             tail = np.log1p(-1.0 * np.abs(samples).astype(np.float64))
         else:
-            tail = _log1pf(_F32(-1) * np.abs(samples))
+            tail = log1p_f32(_F32(-1) * np.abs(samples))
         samples = (np.sign(samples).astype(tail.dtype) * tail).astype(dtype)
     loc, scale = _F32(loc), _F32(scale)  # MLX's binding takes C floats
     if scale != 1:
