@@ -315,3 +315,34 @@ def test_half_derivatives_are_mlx_s_vjps_in_half_ops(dtype, name, fn):
     # float32 in another order than MLX's: within a unit of the half type's last place
     unit = 2.0 ** (-10 if dtype == "float16" else -7)
     np.testing.assert_allclose(t, t_mlx, rtol=unit, atol=unit * np.abs(t_mlx).max())
+
+
+# erfinv's domain: uniforms in (-1, 1), values next to +-1 (its tail polynomial), the edges
+_ERFINV_VALUES = np.concatenate([_RNG.uniform(-1, 1, 20000).astype(np.float32),
+                                 np.nextafter(np.float32(1), np.float32(0)) - np.arange(
+                                     2000, dtype=np.float32) * np.float32(6e-8),
+                                 np.array([-1, 1, 0, -0.0, np.nan, 2], np.float32)])
+
+
+@pytest.mark.parametrize("op", ["log", "log1p", "erfinv"])
+def test_log_log1p_erfinv_are_mlx_s_c_library_and_polynomial(op):
+    # MLX's float32 log / log1p are glibc's logf / log1pf (not correctly rounded: NumPy's
+    # differ in about 8% / 4% of values) and erfinv its fma polynomial: bit for bit, in
+    # float32 and through float32 in the half types, as functions and as methods
+    f32 = _ERFINV_VALUES if op == "erfinv" else np.abs(F32_VALUES)
+    for dtype, values in (("float32", f32), ("float16", HALF_VALUES["float16"]),
+                          ("bfloat16", HALF_VALUES["bfloat16"])):
+        xm, xe = _pair(values, dtype)
+        assert _same(_np(mx, getattr(mx, op)(xm)), _np(ex, getattr(ex, op)(xe))), (op, dtype)
+        if op != "erfinv":
+            assert _same(_np(mx, getattr(xm, op)()), _np(ex, getattr(xe, op)())), (op, dtype)
+    inside = np.linspace(-0.9, 0.9, 13, dtype=np.float32) if op == "erfinv" else \
+        np.linspace(0.1, 4, 13, dtype=np.float32)
+    xm, xe = _pair(inside, "float32")
+    gm = mx.grad(lambda x: getattr(mx, op)(x).sum())(xm)
+    ge = ex.grad(lambda x: getattr(ex, op)(x).sum())(xe)
+    # (the same derivative in float32 ops; erfinv's through MLX's exp: a few ulps)
+    np.testing.assert_allclose(_np(ex, ge), _np(mx, gm), rtol=1e-6)
+    fm = mx.compile(lambda x: getattr(mx, op)(x) * 2)(xm)
+    fe = ex.compile(lambda x: getattr(ex, op)(x) * 2)(xe)
+    assert _same(_np(mx, fm), _np(ex, fe))

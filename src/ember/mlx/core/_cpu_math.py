@@ -87,6 +87,49 @@ def _float_map(member, fallback, complex_ok: bool):
 
 erf = _float_map(erf_fn, O.erf, complex_ok=False)
 
+
+def _float32_kernel(fn):
+    """A float32 map of MLX's CPU (`_threefry`'s, in C where native kernels run) over an
+    array of float32 or 16-bit values (computed in float32, rounded once, as MLX's kernels
+    do)."""
+    def kernel(a: np.ndarray) -> np.ndarray:
+        v = np.asarray(a, dtype=_F32, order="C")
+        return fn(v.reshape(-1)).reshape(a.shape).astype(a.dtype, copy=False)
+    return kernel
+
+
+def _float32_map(member, fallback, complex_ok: bool):
+    """`_float_map` whose float64 values (which MLX takes through the C library's double
+    functions) go to `fallback` with the complex ones."""
+    mapped = _float_map(member, fallback, complex_ok)
+
+    def op(a, /, *, stream=None) -> array:
+        a = _float(as_array(a))
+        return fallback(a) if a._dtype == D.float64 else mapped(a)
+    op.__name__, op.__doc__ = mapped.__name__, mapped.__doc__
+    return op
+
+
+# NOTE: MLX's float32 log and log1p are the C library's logf / log1pf (glibc's: within an
+# ulp, not correctly rounded) and its erfinv a polynomial of its own built on fma; NumPy's
+# differ from them in about 8%, 4% and half of float32 values. Their derivatives are
+# MLX's VJPs: g / x, g / (1 + x) and g * sqrt(pi) / 2 * exp(erfinv(x)^2)
+log_fn = unary("mlx_cpu_log", _float32_kernel(_tf.log_f32), grad_name="LogBackward0")
+defvjp(log_fn, lambda g, out, x: g / x)
+defjvp1(log_fn, lambda t, out, x: t / x)
+log1p_fn = unary("mlx_cpu_log1p", _float32_kernel(_tf.log1p_f32), grad_name="Log1PBackward0")
+defvjp(log1p_fn, lambda g, out, x: g / (x + 1.0))
+defjvp1(log1p_fn, lambda t, out, x: t / (x + 1.0))
+erfinv_fn = unary("mlx_cpu_erfinv", _float32_kernel(_tf.erfinv_f32),
+                  grad_name="ErfinvBackward0")
+_SQRT_PI_HALF = math.sqrt(math.pi) / 2
+defvjp(erfinv_fn, lambda g, out, x: g * _SQRT_PI_HALF * out.square().exp(), reads=((),),
+       save_output=True)
+defjvp1(erfinv_fn, lambda t, out, x: t * _SQRT_PI_HALF * out.square().exp())
+log = _float32_map(log_fn, O.log, complex_ok=True)
+log1p = _float32_map(log1p_fn, O.log1p, complex_ok=True)
+erfinv = _float32_map(erfinv_fn, O.erfinv, complex_ok=False)
+
 # NOTE: MLX's derivative of tanh (Tanh::vjp) is g / cosh(x)^2, not g * (1 - tanh(x)^2):
 # where tanh rounds to +-1 (|x| above 9 in float32) the latter is 0 or a float32 unit
 # while MLX's goes on falling (3.5e-26 at x = 30), and it differs by ulps elsewhere
@@ -315,4 +358,4 @@ def _shifted_exp(x: array, axes: list) -> array:
     return _wrap(_exp((x - O.stop_gradient(O.max(x, axes, keepdims=True)))._t), x._dtype)
 
 
-__all__ = ["erf", "logaddexp", "logsumexp", "rsqrt", "softmax", "tanh"]
+__all__ = ["erf", "erfinv", "log", "log1p", "logaddexp", "logsumexp", "rsqrt", "softmax", "tanh"]

@@ -41,7 +41,8 @@ _OPERATORS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv"
 
 # methods from the modules beyond `_ops`
 _MORE = {"logcumsumexp": _sequences.logcumsumexp, "view": _shapes.view,
-         "logsumexp": _cpu_math.logsumexp, "rsqrt": _cpu_math.rsqrt}
+         "logsumexp": _cpu_math.logsumexp, "rsqrt": _cpu_math.rsqrt, "log": _cpu_math.log,
+         "log1p": _cpu_math.log1p}
 # in-place operators MLX has beyond `_OPERATORS`, with what its errors call them: each
 # rebinds the object to the result
 _IN_PLACE = {"and": "bitwise and", "or": "bitwise or", "xor": "bitwise xor",
