@@ -20,6 +20,9 @@ its taps in order, so it reaches only the outputs whose taps read it, as in PyTo
   rounded and clamped to 0..255 as ATen's uint8 kernels do (the same bits).
 Linear-mode and uint8 results match ATen's bits; bicubic and antialiased float sums differ
 from them in their last bits (its kernels add the taps in another order).
+With native kernels on, float32 / float64 passes (nearest too) run in C
+(csrc/resample.c, `_NativePasses`): the bits of the exact tap sums above for any values,
+and a scatter-add gradient in a fixed order; this NumPy path stays the reference.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from ...ops._fma import fma
 from ...ops.nn_ops import keep_channels_last
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...ops.registry import rename_node
+from . import _resample_native as _native
 
 _MODES = ("nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
           "nearest-exact")
@@ -91,7 +95,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 "trilinear": "UpsampleTrilinear3D", "bicubic": "UpsampleBicubic2D",
                 "lanczos": "UpsampleLanczos2D"}[mode]
         name += "Aa" if antialias else ""
-    res = keep_channels_last(input, res, name + "Backward0")
+    if not _channels_last(res):  # (the native passes' result may be laid out so already)
+        res = keep_channels_last(input, res, name + "Backward0")
     if res.grad_fn is not None:
         rename_node(res.grad_fn, name + "Backward0")
     return res
@@ -230,6 +235,15 @@ def _nearest_index(n_in: int, n_out: int, scale, exact: bool) -> np.ndarray:
 
 
 def _nearest(input: Tensor, out: tuple, scales: tuple, exact: bool) -> Tensor:
+    """Each resized dim gathered at its nearest indices (in C as a pass of one tap of
+    weight 1, exact: the same bits, its gradient summed in output order as the gather's)."""
+    resized = [i for i in range(len(out)) if out[i] != input.shape[2 + i]]
+    if resized and _native_usable(input):
+        taps = {}
+        for i in resized:
+            idx = _nearest_index(input.shape[2 + i], out[i], scales[i], exact)
+            taps[i] = (idx[:, None], np.ones((out[i], 1)), None)
+        return _NativePasses.apply(input, resized, taps, False)
     x = input
     for i, n in enumerate(out):
         idx = _nearest_index(input.shape[2 + i], n, scales[i], exact)
@@ -370,13 +384,17 @@ def _resample_float(input: Tensor, out: tuple, scales: tuple, mode: str,
                or (mode == "bicubic" and not antialias)]  # (ATen skips an identity dim)
     taps = {i: _dim_taps(input.shape[2 + i], out[i], scales[i], mode, align_corners,
                          antialias, t) for i in resized}
-    if mode in _NEEDS and not antialias and resized:
+    linear = mode in _NEEDS and not antialias
+    if resized and _native_usable(x):
+        x = _NativePasses.apply(x, resized, taps, linear)
+        resized = []
+    if linear and resized:
         if x.requires_grad and E.is_grad_enabled() and not transform_active() and \
                 x.device.type == "cpu":
             x = _LinearPasses.apply(x, resized, taps)
         else:
             x = _linear_exact(x, resized, taps)
-    for i in resized if mode not in _NEEDS or antialias else ():
+    for i in resized if not linear else ():
         idx, w, valid = taps[i]
         if _finite(x):
             x = _taps_product(x, 2 + i, idx, w, valid, own=x is not input)
@@ -426,6 +444,66 @@ class _LinearPasses(Function):
             idx, w, valid = ctx.taps[i]
             g = _matrix_pass(g, 2 + i, _taps_matrix(ctx.shape[2 + i], idx, w, valid).T)
         return g, None, None
+
+
+def _native_usable(x: Tensor) -> bool:
+    """Whether the passes can run in C (csrc/resample.c): float32 / float64 values on the
+    CPU, readable (no transform), with native kernels on."""
+    return x.device.type == "cpu" and x.dtype in (E.float32, E.float64) and \
+        not transform_active() and _native.library() is not None
+
+
+class _NativePasses(Function):
+    """The passes in C: the bits of the NumPy path's exact sums (`_linear_exact` for the
+    linear modes, `_taps_sum` for the others), whatever the values. The gradient is each
+    pass's scatter-add in a fixed order (any thread count, the same bits); with
+    `create_graph` it is the reference path's VJP, so it is differentiable again."""
+
+    @staticmethod
+    def forward(x, resized, taps, linear):
+        lib = _native.library()
+        cl = _channels_last(x)
+        a, at, back = _native.spatial_last(x.detach().numpy(), cl)
+        if linear and len(resized) == 2 and a.ndim == 4:
+            a = _native.resample_bilinear(lib, a, taps[0], taps[1], cl)
+        else:
+            for i in resized:
+                a = _native.resample_pass(lib, a, at + i, taps[i], linear)
+        return E.from_numpy(a if back is None else a.transpose(back))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, ctx.resized, ctx.taps, ctx.linear = inputs
+        ctx.shape, ctx.dtype = x.shape, x.dtype
+
+    @staticmethod
+    def backward(ctx, g):
+        lib = _native.library()
+        if E.is_grad_enabled() or lib is None:  # (create_graph: a differentiable VJP)
+            with E.enable_grad():
+                x = E.zeros(ctx.shape, dtype=ctx.dtype, requires_grad=True)
+                y = _linear_exact(x, ctx.resized, ctx.taps) if ctx.linear else \
+                    _taps_sums(x, ctx.resized, ctx.taps)
+                (gx,) = E.autograd.grad(y, x, g, create_graph=True)
+            return gx, None, None, None
+        a, at, back = _native.spatial_last(g.detach().numpy(), _channels_last(g))
+        for i in reversed(ctx.resized):
+            a = _native.resample_pass_backward(lib, a, at + i, ctx.shape[2 + i],
+                                               ctx.taps[i])
+        return E.from_numpy(a if back is None else a.transpose(back)), None, None, None
+
+
+def _channels_last(x: Tensor) -> bool:
+    """Whether `x` is laid out channels-last (and not also contiguous): then the passes
+    run over the (n, *spatial, c) order its memory has."""
+    fmt = {4: E.channels_last, 5: E.channels_last_3d}.get(x.dim())
+    return fmt is not None and not x.is_contiguous() and x.is_contiguous(memory_format=fmt)
+
+
+def _taps_sums(x: Tensor, resized: list, taps: dict) -> Tensor:
+    for i in resized:
+        x = _taps_sum(x, 2 + i, *taps[i])
+    return x
 
 
 def _finite(x: Tensor) -> bool:
