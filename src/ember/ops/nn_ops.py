@@ -378,12 +378,12 @@ def keep_channels_last(input: Tensor, out: Tensor, node: str) -> Tensor:
     if input.ndim not in (4, 5):
         return out
     # (function-level: conv and copy sit beside this module and import much more)
-    from .._layout import channels_last, channels_last_3d
+    from .._layout import channels_last, channels_last_3d, channels_last_strides
     from .conv import channels_last_like
     from .copy import to_memory_format
 
-    if not channels_last_like(input):
-        return out
+    if not channels_last_like(input) or out.stride() == channels_last_strides(out.shape):
+        return out  # (a kernel that already wrote it so: no copy)
     return to_memory_format(out, channels_last if input.ndim == 4 else channels_last_3d, node)
 
 
