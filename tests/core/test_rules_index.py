@@ -10,7 +10,7 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 
 import ember
 from ember._core import BY_LOOP, MISSING, Family, batch_rules, jvp_rule, primitives
-from ember.ops import index, index_ops, nonzero, setitem
+from ember.ops import index, index_ops, masked_ops, nonzero, setitem
 from ember.ops.index_key import TENSOR_SLOT
 
 RNG = np.random.default_rng(7)
@@ -120,11 +120,11 @@ def test_batch_rules_match_a_loop(name, fn, args, n_jvp, n_batch):
         assert check_batch(fn, *args, seed=seed) == n_batch
 
 
-AREA = (index, index_ops, nonzero, setitem)
+AREA = (index, index_ops, masked_ops, nonzero, setitem)
 AREA_PRIMITIVES = [
     index.index_p, index.index_put_p, setitem.setitem_p, index.gather_p, index.scatter_p,
-    nonzero.nonzero_p, index_ops.index_copy_p, index_ops.masked_fill_p,
-    index_ops.masked_select_p, index_ops.masked_scatter_p,
+    nonzero.nonzero_p, index_ops.index_copy_p, masked_ops.masked_fill_p,
+    masked_ops.masked_select_p, masked_ops.masked_scatter_p,
 ]
 
 

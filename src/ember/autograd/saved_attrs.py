@@ -16,7 +16,11 @@ A source in the table is one of:
 - `r` / `rN`: output 0 / N as saved;
 - `p.NAME` or `p.NAME|DEFAULT`: the static parameter NAME (DEFAULT when not recorded);
   `p.NAME!0`: its first element (a one-dim op whose parameter is a tuple of dims here);
-  `p.NAME!i`: an integral float shown as an int;
+  `p.NAME!i`: an integral float shown as an int; `p.NAME!u`: an int shown as PyTorch's int64
+  reads as unsigned (None as -1, PyTorch's "none": embedding's padding_idx); `p.NAME!r`: a
+  loss's reduction as PyTorch's enum (none 0, mean 1, sum 2);
+- `keyN`: an indexing op's tensor indices, in its key's order (None for each whole dim),
+  the index tensors being its inputs from N on;
 - `szN`: the shape of input N (`_saved_self_sym_sizes`), `numel0` input 0's element count,
   `ndN` its number of dims.
 
@@ -62,6 +66,10 @@ _TABLE_SPEC = {
     "AddcmulBackward0": "tensor1=a1 tensor2=a2 value=p.value|1",
     "AddcdivBackward0": "tensor1=a1 tensor2=a2 value=p.value|1",
     "LerpBackward0": "weight=n2",
+    "LerpBackward1": "end=a1 self=a0 weight=a2",
+    "FmodBackward1": "other=a1 self=a0",
+    "RemainderBackward1": "other=a1 self=a0",
+    "LdexpBackward0": "other=a1 result=r",
     "WhereBackward0": "condition=a0",
     "ClampBackward1": "max=n2 min=n1 self=a0",
     "ClampBackward0": "max=a2 min=a1 self=a0",
@@ -85,6 +93,8 @@ _TABLE_SPEC = {
     "FloorBackward0": "", "CeilBackward0": "", "RoundBackward0": "", "TruncBackward0": "",
     "FracBackward0": "", "ConjBackward0": "", "CloneBackward0": "",
     "LogitBackward0": "eps=p.eps self=a0",
+    "ThresholdBackward0": "self=a0 threshold=p.threshold",
+    "CeluBackward0": "alpha=p.alpha self=a0",
     "GeluBackward0": "approximate=p.approximate|none self=a0",
     "LeakyReluBackward0": "negative_slope=p.negative_slope self=a0",
     # (F.elu / F.selu pass PyTorch's kernel an int 1 where a scale is 1: `!i` shows an
@@ -172,6 +182,9 @@ _TABLE_SPEC = {
     "TrilBackward0": "diagonal=p.diagonal",
     "DiagonalBackward0": "dim1=p.dim1 dim2=p.dim2 offset=p.offset_ " + _SIZES,
     "UnfoldBackward0": "dimension=p.dim " + _SIZES + " size=p.size step=p.step",
+    "AsStridedBackward0": "size=p.size storage_offset=p.storage_offset stride=p.stride_",
+    "AsStridedBackward1": "size=p.size storage_offset=p.storage_offset stride=p.stride_",
+    "DiagEmbedBackward0": "dim1=p.dim1 dim2=p.dim2 offset=p.offset",
     "CatBackward0": "dim=p.dim",
     "StackBackward0": "dim=p.dim",
     # indexing
@@ -187,8 +200,19 @@ _TABLE_SPEC = {
     "IndexFillBackward1": "dim=p.dim index=a1",
     "ScatterReduceBackward0": "dim=p.dim include_self=p.include_self index=a1 reduce=p.reduce "
                               "result=r self=a0 src=a2",
+    "MaskedScatterBackward0": "mask=a1 source_sym_sizes=sz2",
+    "EmbeddingBackward0": "indices=a1 padding_idx=p.padding_idx!u "
+                          "scale_grad_by_freq=p.scale_grad_by_freq sparse=p.sparse|False "
+                          "weight_sym_argsize_0=sz0.0",
+    # losses
+    "MseLossBackward0": "reduction=p.reduction!r self=a0 target=a1",
+    "SmoothL1LossBackward0": "beta=p.beta reduction=p.reduction!r self=a0 target=a1",
+    "HuberLossBackward0": "delta=p.delta reduction=p.reduction!r self=a0 target=a1",
+    "BinaryCrossEntropyBackward0": "reduction=p.reduction!r self=a0 target=a1 weight=a2",
     # (index_select is ember's indexing primitive with a key: its dim is the one given)
     "IndexSelectBackward0": "dim=p.dim index=a1 " + _SIZES,
+    "IndexBackward0": "indices=key1 " + _SIZES,
+    "IndexPutBackward0": "accumulate=p.accumulate indices=key2",
 }
 
 
@@ -201,7 +225,8 @@ TABLE = {name: _parse(spec) for name, spec in _TABLE_SPEC.items()}
 # a transform are `select`s of the same input, with its `dim`; an in-place view's node is
 # its view's, renamed as PyTorch numbers the in-place overload)
 _RENAMED_OK = frozenset({"UnbindBackward0", "SqueezeBackward3", "SqueezeBackward4",
-                         "SqueezeBackward5", "UnsqueezeBackward1", "TransposeBackward1"})
+                         "SqueezeBackward5", "UnsqueezeBackward1", "TransposeBackward1",
+                         "AsStridedBackward1"})
 _MISSING = object()
 
 
@@ -209,6 +234,9 @@ def saved_attribute(node: Node, name: str):
     """The value PyTorch's node of this class shows as `name` (`_saved_self` ...; with
     `_raw_saved_self`, the SavedTensor holding it); an AttributeError for a name that class
     does not have."""
+    shown = _shown(node)
+    if shown is not None and name.startswith("_saved_") and name[7:] in shown:
+        return _shown_value(node, shown[name[7:]])
     raw = name.startswith("_raw_saved_")
     source = _source(node, name[len("_raw_saved_" if raw else "_saved_"):]) \
         if raw or name.startswith("_saved_") else None
@@ -222,6 +250,25 @@ def saved_attribute(node: Node, name: str):
         if attr in given and not _is_tensor_source(source):
             return _as_given(given[attr], _resolve(node, source), attr)
     return _saved_hooks.unpack(_resolve(node, source))
+
+
+def _shown(node: Node) -> dict | None:
+    """What `ops.registry.shows` gave a composite's node to show, if anything."""
+    return getattr(node, "__dict__", {}).get("_shown")
+
+
+def _shown_value(node: Node, value):
+    """A value a composite's node shows (`ops.registry.shows`): a kept tensor (gone after
+    backward, as a saved one is) or an argument as given."""
+    from ..ops.registry import ShownKept
+
+    if value.__class__ is ShownKept:
+        if node._kept is None:
+            _freed()
+        return node._kept[value][0]
+    if isinstance(value, tuple | list):
+        return tuple(_unsigned(v) for v in value)
+    return _unsigned(value)
 
 
 _UINT64 = 1 << 64
@@ -353,6 +400,10 @@ def _resolve(node: Node, source: str):
             return value[0]
         if flag == "i" and isinstance(value, float) and value.is_integer():
             return int(value)
+        if flag == "u":
+            return _unsigned(-1 if value is None else value)
+        if flag == "r":
+            return _REDUCTIONS.get(value, value)
         return value
     if kind in "an" and source[1:].isdigit():
         saved = node._saved
@@ -365,6 +416,8 @@ def _resolve(node: Node, source: str):
         if kind == "a" and isinstance(value, bool | int | float | complex):
             return _wrapped(value)
         return value
+    if source.startswith("key"):
+        return _indices(node, int(source[3:]))
     if kind != "r":
         source, _, dim = source.partition(".")  # (`szN.D`: one size of input N)
         fact = _shape_fact(node, source)
@@ -376,6 +429,31 @@ def _resolve(node: Node, source: str):
     if out is None or source == "r" and out.__class__ is not tuple:
         return out
     return out[int(source[1:] or 0)]
+
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _indices(node: Node, first: int):
+    """The `indices` PyTorch's index / index_put node shows: a tuple with each index tensor
+    where the key has one and None for each whole dim before it (None where this key does
+    not map one to one onto PyTorch's: ember joined some of them)."""
+    from ..ops.index_key import TENSOR_SLOT
+
+    saved = node._saved
+    if saved is None:
+        _freed()
+    key = (node._params or {}).get("key", ())
+    tensors = iter(saved[first:])
+    out = []
+    for k in key:
+        if k is TENSOR_SLOT:
+            out.append(_saved_hooks.unpack(next(tensors, None)))
+        elif isinstance(k, slice) and k == slice(None):
+            out.append(None)
+        else:
+            return None
+    return tuple(out) if len(saved) - first == sum(k is TENSOR_SLOT for k in key) else None
 
 
 def _shape_fact(node: Node, source: str):
@@ -418,7 +496,7 @@ def _default(text: str):
 def node_dir(node: Node) -> list:
     """A node's attribute names: PyTorch's `_saved_*` names of its class, and not ember's
     own `_saved` and `_saved_tensors` (so a listing of `_saved` names reads as PyTorch's)."""
-    entry = _entry(node)
+    entry = _entry(node) + tuple((attr, "shown") for attr in _shown(node) or ())
     own = {n for n in object.__dir__(node) if not n.startswith("_saved")}
     raw = {f"_raw_saved_{attr}" for attr, src in entry if _is_tensor_source(src)}
     return sorted(own | raw | {f"_saved_{attr}" for attr, _ in entry})

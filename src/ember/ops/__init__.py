@@ -41,6 +41,7 @@ from . import (  # (_pair_norms: cdist's members, registered at import as every 
     legacy_norms,
     linalg_ops,
     logical_bitwise,
+    masked_ops,
     matmul,
     movement,
     pooling,
@@ -79,7 +80,8 @@ from . import (  # (_pair_norms: cdist's members, registered at import as every 
 MODULES = (
     activation, binary, power, binary_math, logical_bitwise, binary_inplace, composite, conv, copy,
     creation, legacy_constructors, einsum,
-    fill, index, index_ops, flat_index, join, linalg_ops, matmul, movement, pooling, random_ops,
+    fill, index, index_ops, masked_ops, flat_index, join, linalg_ops, matmul, movement, pooling,
+    random_ops,
     bernoulli,
     binomial,
     reduce, extrema,

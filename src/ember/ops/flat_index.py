@@ -12,7 +12,7 @@ from . import index_checks as checks
 from .index import index_p
 from .index_key import TENSOR_SLOT
 from .index_ops import index_copy_p
-from .registry import apply, saves
+from .registry import apply, shows
 from .ternary import where
 
 
@@ -21,7 +21,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     checks.take(input, index)
     flat = input if input.ndim == 1 else input.reshape(-1)
     # (PyTorch's take_backward names the input: its node keeps it)
-    return saves(apply(index_p, flat, index, key=(TENSOR_SLOT,)), input)
+    return shows(apply(index_p, flat, index, key=(TENSOR_SLOT,)), "TakeBackward0",
+                 index=index, self=input)
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -35,7 +36,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     idx = where(idx < 0, idx + n, idx)
     r = apply(index_copy_p, input.reshape(-1), idx, source.reshape(-1), dim=0,
               accumulate=bool(accumulate))
-    return r.reshape(input._shape)
+    return shows(r.reshape(input._shape), "PutBackward0", accumulate=bool(accumulate),
+                 index=index, source=source if source.requires_grad else None)
 
 
 def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

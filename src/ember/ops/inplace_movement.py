@@ -50,6 +50,10 @@ def _adopt(self: Tensor, view: Tensor) -> Tensor:
         if self._ag is not None:  # (it was output k of its old node; it is output 0 now)
             self._ag.output_nr = 0
     bump_version(self)
+    if view._grad_fn is not None and self._vc is not None:
+        # (the node is current as of this write: PyTorch records `t_()` of a view as
+        # TBackward1, not as a view of a base changed in place, AsStridedBackward0)
+        view._grad_fn._vv = self._vc[0]
     return self
 
 

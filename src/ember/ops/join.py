@@ -36,6 +36,7 @@ from .registry import (
     defvjp,
     defvjp_variadic,
     keep_given,
+    shows,
 )
 from .views import move_to_front, unsqueeze, view_p
 
@@ -589,16 +590,13 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    k %= 4
-    if k == 1:
-        return flip(input, (d1,)).transpose(d0, d1)
-    if k == 2:
-        return flip(input, (d0, d1))
-    if k == 3:
-        return flip(input, (d0,)).transpose(d0, d1)
     from .copy import clone
 
-    return clone(input)
+    turns = k % 4
+    out = flip(input, (d1,)).transpose(d0, d1) if turns == 1 else \
+        flip(input, (d0, d1)) if turns == 2 else \
+        flip(input, (d0,)).transpose(d0, d1) if turns == 3 else clone(input)
+    return shows(out, "Rot90Backward0", dims=dims, k=k)
 
 
 # --- meshgrid / cartesian_prod / combinations --------------------------------------------

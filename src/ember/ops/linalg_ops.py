@@ -172,7 +172,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     x = input if input.ndim else input.reshape(1)
-    return apply(diag_embed_p, x, offset=int(offset), dim1=d1, dim2=d2)
+    r = apply(diag_embed_p, x, offset=int(offset), dim1=d1, dim2=d2)
+    if r._grad_fn is not None:
+        keep_given(r, dim1=dim1, dim2=dim2, offset=int(offset))
+    return r
 
 
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
@@ -181,7 +184,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
         if isinstance(out, Tensor) and not dt.can_cast(input._dtype, out._dtype):
             raise RuntimeError(f"diag: result type {type_name(input._dtype)} can't be cast to "
                                f"the desired out= type {type_name(out._dtype)}")
-        return write_exact(diag_embed(input, diagonal, 0, 1), out)
+        return write_exact(diag_embed(input, diagonal), out)  # (PyTorch's node: dims -2, -1)
     if input.ndim == 2:
         from .copy import clone_contiguous
 

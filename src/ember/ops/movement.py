@@ -636,8 +636,11 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
             f"itemsize {x._dtype.itemsize} requiring a storage size of {need} are out of bounds "
             f"for storage of size {storage.nbytes()}"
         )
-    return bind(view_p, x, fn=V_AS_STRIDED, size=size, stride_=stride, storage_offset=off,
-                      in_shape=x._shape, in_stride=x.stride(), in_offset=x._offset)
+    r = bind(view_p, x, fn=V_AS_STRIDED, size=size, stride_=stride, storage_offset=off,
+             in_shape=x._shape, in_stride=x.stride(), in_offset=x._offset)
+    if r._grad_fn is not None:  # (PyTorch's node shows None for an offset not given)
+        keep_given(r, storage_offset=storage_offset)
+    return r
 
 
 # --- methods ---------------------------------------------------------------------

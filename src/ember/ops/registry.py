@@ -62,7 +62,7 @@ __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimiti
            "defvjp_variadic", "inherit_view_mark", "inplace", "jvp_by_vjp", "jvp_rules",
            "keep_given",
            "mark_multi_output", "nondifferentiable", "overlapping", "rebase_error",
-           "refuse_overlap", "rename_node", "saves",
+           "refuse_overlap", "rename_node", "saves", "shows", "ShownKept",
            "vjp_rule", "vjp_rules", "wrap_np_scalar", "write_into"]
 
 
@@ -74,6 +74,31 @@ def saves(out, *tensors):
     if first._grad_fn is not None and autograd.keep is not None:
         autograd.keep(first, tensors)
     return out
+
+
+def shows(out, name: str, **saved):
+    """`out`, made by a composite, with its last node renamed `name` (PyTorch's one node for
+    the op) and showing `saved` as PyTorch's node shows its `_saved_*` attributes (numbers
+    as given; tensors also guarded as `saves` does, and gone after backward). Returns
+    `out`."""
+    first = out[0] if out.__class__ is tuple else out
+    node = first._grad_fn
+    if node is None:
+        return out
+    rename_node(node, name)
+    saves(out, *(v for v in saved.values() if isinstance(v, Tensor)))
+    # (a tensor shown as its place among the kept ones: released with them at backward)
+    kept = [k[0] for k in node._kept or ()]
+    node._shown = {k: ShownKept(next(i for i, t in enumerate(kept) if t is v))
+                   if isinstance(v, Tensor) and any(t is v for t in kept) else v
+                   for k, v in saved.items()}
+    return out
+
+
+class ShownKept(int):
+    """A tensor `shows` displays: its index in its node's `_kept`."""
+
+    __slots__ = ()
 
 
 def keep_given(out, **args) -> None:

@@ -58,7 +58,7 @@ from .registry import (
     keep_given,
     nondifferentiable,
     rename_node,
-    saves,
+    shows,
 )
 from .sorting import _argsort as sort_order
 from .spread import std, std_mean, var, var_mean
@@ -244,14 +244,17 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out=None) -> Te
     factor = where(norm > maxnorm, scale, 1.0)
     if wide is not None:  # (the factor is rounded to the input's dtype before the product)
         factor = factor.to(input._dtype)
-    return write_out(_named(input * factor, "RenormBackward0"), out)
+    return write_out(shows(input * factor, "RenormBackward0", dim=dim, maxnorm=maxnorm, p=p,
+                           self=input), out)
 
 
 def renorm_(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """In-place `renorm` (computed from a copy, so the gradient sees the old values)."""
-    self.copy_(renorm(self.clone(), p, dim, maxnorm))
+    old = self.clone()
+    self.copy_(renorm(old, p, dim, maxnorm))
     if self.grad_fn is not None and type(self.grad_fn).__name__ == "CopyBackwards":
-        rename_node(self.grad_fn, "RenormBackward0")  # (PyTorch's in-place node's name)
+        # (PyTorch's in-place node, which saves the values it overwrote)
+        shows(self, "RenormBackward0", dim=dim, maxnorm=maxnorm, p=p, self=old)
     return self
 
 
@@ -689,7 +692,8 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {type_name(diff._dtype)} instead.")
     # (PyTorch's dist node saves both operands and the result: the norm saves the last)
-    return saves(_named(vector_norm(diff, p), "DistBackward0"), input, other)
+    r = vector_norm(diff, p)
+    return shows(r, "DistBackward0", other=other, p=p, result=r, self=input)
 
 
 def _named(out: Tensor, node: str) -> Tensor:

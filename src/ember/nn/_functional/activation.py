@@ -47,7 +47,7 @@ from ...ops.activation import (
 )
 from ...ops.double_backward import double_backward
 from ...ops.glu import glu_halves
-from ...ops.registry import rename_node, saves
+from ...ops.registry import rename_node, shows
 from ...ops.softmax import implicit_softmax_dim
 from ...ops.unary import check_tensor
 
@@ -121,9 +121,9 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         d = dim % input.dim()
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     a, b = input.chunk(2, dim)
-    if input.dtype in (E.float16, E.bfloat16):  # (PyTorch's kernels: in float, rounded once)
-        return saves(glu_halves(a, b), input)
-    return _named(saves(a * b.sigmoid(), input), "GluBackward0")
+    # (16-bit halves: PyTorch's kernels, in float and rounded once)
+    out = glu_halves(a, b) if input.dtype in (E.float16, E.bfloat16) else a * b.sigmoid()
+    return shows(out, "GluBackward0", dim=dim, self=input)
 
 
 @autocast_op("prelu")
@@ -145,8 +145,12 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     # (PyTorch's _prelu_kernel node keeps the input and the weight, whichever needs grad;
     # its derivative kernel takes both, so a create_graph gradient requires grad where
     # either does, with zeros as their gradients)
-    return double_backward(_named(saves(E.where(input > 0, input, w * input), input, weight),
-                                  "PreluKernelBackward0"), input, weight)
+    # (the node shows the weight as its kernel takes it: channels along dim 1, ones beside)
+    nd = input.dim()
+    kernel_w = weight if nd == 1 else weight.view(
+        tuple(weight.numel() if d == 1 else 1 for d in range(nd)))
+    return double_backward(shows(E.where(input > 0, input, w * input), "PreluKernelBackward0",
+                                 self=input, weight=kernel_w), input, weight)
 
 
 def _float_only(input: Tensor, kernel: str) -> None:
@@ -160,8 +164,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     lambd = float(scalar_value(lambd, input.dtype))  # (the kernel reads it as the input's type)
     # (PyTorch's node saves the input: an in-place op on it refuses backward; its
     # derivative kernel takes it: a create_graph gradient requires grad, zeros its gradient)
-    return double_backward(_named(saves(E.where((input >= -lambd) & (input <= lambd), 0.0,
-                                                input), input), "HardshrinkBackward0"), input)
+    return double_backward(shows(E.where((input >= -lambd) & (input <= lambd), 0.0, input),
+                                 "HardshrinkBackward0", lambd=lambd, self=input), input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -172,9 +176,10 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if not 0 <= lambd <= top:  # (NaN too; the bounds printed as C++ prints a double)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{type_name(input.dtype)}, but found {lambd:g}")
-    return double_backward(_named(saves(E.where(input > lambd, input - lambd,
-                                                E.where(input < -lambd, input + lambd, 0.0)),
-                                        input), "SoftshrinkBackward0"), input)  # (as hardshrink)
+    return double_backward(shows(E.where(input > lambd, input - lambd,
+                                         E.where(input < -lambd, input + lambd, 0.0)),
+                                 "SoftshrinkBackward0", lambd=lambd, self=input),
+                           input)  # (as hardshrink)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
