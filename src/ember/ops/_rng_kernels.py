@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from . import _rng_math as M
+from . import _rng_native as N
 from ._rng_native import _struct_readable
 from ._rng_native import randperm as native_randperm
 
@@ -121,12 +122,25 @@ def normal_fill(g, n: int, d: dt.dtype, mean: float, std: float) -> np.ndarray:
         bm = M.box_muller_f32_avx2 if fused else box_muller_f32_scalar
         u = g._floats(n if d is dt.float32 else n - n % 16)
         tail = g._floats(16) if n % 16 else None
+    if d is dt.float64 or fused:  # (C twins in csrc/normal.c where native kernels are on)
+        bm = _native_first(bm)
     full = n - n % 16
     out = np.empty(n, u.dtype)
     out[:full] = bm(u[:full].reshape(-1, 16)).reshape(-1)
     if tail is not None:
         out[n - 16:] = bm(tail.reshape(1, 16)).reshape(-1)
-    return to_dtype(affine(out, std, mean, fused), d)
+    if N.affine(out, std, mean, fused) is None:
+        out = affine(out, std, mean, fused)
+    return to_dtype(out, d)
+
+
+def _native_first(bm):
+    """`bm` run by its C twin (`_rng_native.box_muller`) where that takes the blocks."""
+    def run(u: np.ndarray) -> np.ndarray:
+        out = N.box_muller(u)
+        return bm(u) if out is None else out
+
+    return run
 
 
 def normal_serial(g, n: int, mean: float, std: float) -> np.ndarray:

@@ -119,3 +119,46 @@ def bernoulli(g, n: int, p: float, one, zero, dtype) -> np.ndarray | None:
     fn = calls.entry(lib, f"mt_bernoulli_{sfx}",
                      [calls.P] * 3 + [calls.I64, calls.F64, c, c])
     return _run(g, fn, np.empty(n, dtype), n, float(p), float(one), float(zero))
+
+
+# --- normal: Box-Muller and the affine step (csrc/normal.c) -------------------------------
+
+def _normal_lib(n: int):
+    if n < MIN_DRAWS:
+        return None
+    from .. import native
+
+    return native.library("normal")
+
+
+def box_muller(u: np.ndarray) -> np.ndarray | None:
+    """`_rng_math.box_muller_f32_avx2` (float32 blocks) or `_rng_kernels.box_muller_f64`
+    (float64) of a C-contiguous (blocks, 16) array of uniforms, in C; None where NumPy
+    computes it (native kernels off, a small draw, another dtype)."""
+    if u.dtype not in (np.float32, np.float64) or not u.flags.c_contiguous:
+        return None
+    lib = _normal_lib(u.size)
+    if lib is None:
+        return None
+    name = "ember_normal16_float" if u.dtype == np.float32 else "ember_normal16_double"
+    out = np.empty(u.shape, u.dtype)
+    calls.entry(lib, name, [calls.P, calls.P, calls.I64])(
+        calls.ptr(u), calls.ptr(out), u.shape[0])
+    return out
+
+
+def affine(v: np.ndarray, s, m, fused: bool) -> np.ndarray | None:
+    """v * s + m in place on a contiguous float32 / float64 `v` (one rounding where
+    `fused`), in C; None where NumPy computes it."""
+    if v.dtype not in (np.float32, np.float64) or not v.flags.c_contiguous:
+        return None
+    lib = _normal_lib(v.size)
+    if lib is None:
+        return None
+    if v.dtype == np.float32:
+        c, name = ctypes.c_float, "ember_affine_float"
+    else:
+        c, name = calls.F64, "ember_affine_double"
+    calls.entry(lib, name, [calls.P, calls.I64, c, c, calls.INT])(
+        calls.ptr(v), v.size, float(s), float(m), int(fused))
+    return v

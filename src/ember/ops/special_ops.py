@@ -18,7 +18,9 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._tensor import Tensor
+from ..native import calls
 from . import _cephes_airy as cephes_airy
 from . import _cephes_bessel as cephes
 from . import _cephes_bessel_jy as cephes_jy
@@ -29,7 +31,11 @@ from . import _cephes_zeta as cephes_zeta
 from ._common import binary_operands, type_name, write_out
 from ._in_float64 import _via64
 from ._pointwise import shaped, tangent_sum
+from ._rng_kernels import avx2
 from ._special_math import (
+    _B2K,
+    _LG1,
+    _LOG2PI,
     _SQRTPI,
     _digamma64,
     _entr64,
@@ -60,6 +66,48 @@ _REAL = (COMPLEX_K,)
 
 lgamma_p = unary("lgamma", _via64(_lgamma64))
 digamma_p = unary("digamma", _via64(_digamma64))
+
+
+def _digamma_native(lib, a):
+    """digamma of float32 / float64 in C (csrc/gamma.c: the NumPy kernel's steps, the same
+    bits), one pass over the pool against the NumPy kernel's masked passes."""
+    sfx = calls.SUFFIX.get(a.dtype)
+    if sfx is None:
+        return NotImplemented
+    a = np.asarray(a)  # (0-d stays 0-d, which np.ascontiguousarray would make 1-d)
+    if not a.flags.c_contiguous:
+        a = a.copy(order="C")
+    out = np.empty_like(a)
+    calls.entry(lib, f"ember_digamma_{sfx}", [calls.P, calls.P, calls.I64, calls.INT])(
+        calls.ptr(a), calls.ptr(out), a.size, int(avx2()))
+    return out
+
+
+_LGAMMA_TABLES = (np.array(_LG1[:0:-1]), np.array([_B2K[k - 1] / (2 * k * (2 * k - 1))
+                                                   for k in range(8, 0, -1)]))
+
+
+def _lgamma_native(lib, a):
+    """lgamma of float32 / float64 in C (csrc/gamma.c: `_lgamma64`'s steps with the C
+    library's log, log1p and sin where NumPy's are taken: float64 within a few ulps of the
+    NumPy kernel, float32 nearly always its bits)."""
+    sfx = calls.SUFFIX.get(a.dtype)
+    if sfx is None:
+        return NotImplemented
+    a = np.asarray(a)  # (0-d stays 0-d, which np.ascontiguousarray would make 1-d)
+    if not a.flags.c_contiguous:
+        a = a.copy(order="C")
+    out = np.empty_like(a)
+    taylor, stirling = _LGAMMA_TABLES
+    calls.entry(lib, f"ember_lgamma_{sfx}",
+                [calls.P, calls.P, calls.I64, calls.P, calls.I64, calls.P, calls.F64])(
+        calls.ptr(a), calls.ptr(out), a.size, calls.ptr(taylor), taylor.size,
+        calls.ptr(stirling), 0.5 * _LOG2PI)
+    return out
+
+
+native.register(digamma_p, "gamma", _digamma_native)
+native.register(lgamma_p, "gamma", _lgamma_native)
 polygamma_p = unary("polygamma", _via64(_polygamma64))
 
 

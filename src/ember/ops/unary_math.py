@@ -354,17 +354,24 @@ erfinv_p = unary("erfinv", _via64(_erfinv64))
 
 
 def _erfinv_native(lib, a):
-    """erfinv of float32 in C (ember_math.h's erfinvf: the NumPy kernel's method in double,
-    rounded once): one pass over the pool against the NumPy kernel's three Halley steps
-    through its masked erf and erfc, which are some 500x slower. float64 (whose tails need
-    an erfc in C) stays on the NumPy kernel."""
-    if a.dtype != np.float32:
+    """erfinv in C: float32 through ember_math.h's erfinvf (the NumPy kernel's method in
+    double, rounded once), float64 through csrc/erfinv.c (its steps with the C library's
+    erf, erfc and exp: within a few ulps of it). One pass over the pool against the NumPy
+    kernel's three Halley steps through its masked erf and erfc, some 20-500x slower."""
+    if a.dtype == np.float32:
+        fn = calls.entry(lib, "map_erfinv_f32", [calls.P, calls.P, calls.I64])
+    elif a.dtype == np.float64:
+        lib64 = native.library("erfinv")
+        if lib64 is None:
+            return NotImplemented
+        fn = calls.entry(lib64, "ember_erfinv_double", [calls.P, calls.P, calls.I64])
+    else:
         return NotImplemented
+    a = np.asarray(a)
     if not a.flags.c_contiguous:  # (any layout: the same numbers as a contiguous copy's)
         a = a.copy(order="C")
     out = np.empty_like(a)
-    calls.entry(lib, "map_erfinv_f32", [calls.P, calls.P, calls.I64])(
-        calls.ptr(a), calls.ptr(out), a.size)
+    fn(calls.ptr(a), calls.ptr(out), a.size)
     return out
 
 
