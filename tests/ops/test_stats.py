@@ -1,6 +1,7 @@
 """Statistics against PyTorch: var, std, var_mean, std_mean, norm, median, nanmedian, mode,
 quantile, nanquantile. Order statistics send their gradient to the chosen elements."""
 
+import math
 import warnings
 
 import numpy as np
@@ -508,3 +509,22 @@ def test_full_median_of_zeros_has_the_sign_nth_element_leaves(dtype, name):
 def test_median_and_mode_out_must_be_a_pair_for_the_dim_form(call):
     # the full median has no out= overload: torch's parser asks for dim
     same_message(call, TypeError)
+
+
+def test_full_median_by_selection_is_torchs():
+    # (median() over every element selects the middle value rather than sorting: the
+    # value, its dtype, a zero's sign and NaN follow torch's nth_element)
+    rng = np.random.default_rng(3)
+    cases = [rng.standard_normal(1001), rng.standard_normal(1000), [1.0, np.nan, 2.0],
+             [np.nan, np.nan], [0.0, -0.0, 0.0, -0.0, 1.0, -1.0], [-0.0, 2.0, -0.0], [3.0]]
+    for values in cases:
+        for dtype in ("float32", "float64", "float16", "bfloat16"):
+            for fn in ("median", "nanmedian"):
+                e = getattr(ember.tensor(values).to(getattr(ember, dtype)), fn)()
+                t = getattr(torch.tensor(values).to(getattr(torch, dtype)), fn)()
+                assert str(e.dtype)[6:] == str(t.dtype)[6:]
+                a, b = e.double().item(), t.double().item()
+                assert (a == b and math.copysign(1, a) == math.copysign(1, b)) or \
+                    (a != a and b != b), (values, dtype, fn, a, b)
+    for values in (rng.integers(0, 5, 999), [True, False, True]):
+        assert ember.tensor(values).median().item() == torch.tensor(values).median().item()

@@ -297,13 +297,31 @@ def _median_all_kernel(ignore_nan: bool):
             fill = np.nan if a.dtype.kind == "f" or a.dtype in _LOW else np.iinfo(a.dtype).min
             r = np.full(rows.shape[:-1], fill, dtype=a.dtype)
         else:
-            r = np.take_along_axis(rows, _median_index(rows, rows.ndim - 1, ignore_nan),
-                                   axis=-1)[..., 0]
+            r = _row_median(rows, ignore_nan) if rows.size == n else None
+            if r is None:
+                r = np.take_along_axis(rows, _median_index(rows, rows.ndim - 1, ignore_nan),
+                                       axis=-1)[..., 0]
             if not keep:
                 r = _zero_as_nth_element(r, _in_memory_order(a), ignore_nan)
         return r.reshape(reduced_shape(a.shape, dims, True)) if keepdim and a.ndim else r
 
     return kernel
+
+
+def _row_median(rows: np.ndarray, ignore_nan: bool) -> np.ndarray | None:
+    """The lower median of one row by selection rather than a sort (the value at the sorted
+    middle, which ties cannot change; the sign of a zero median is settled after), or None
+    for an all-NaN row under nanmedian (its NaN is the one nth_element leaves)."""
+    w = _work(rows.reshape(-1))
+    nan = np.isnan(w) if w.dtype.kind == "f" else None
+    if nan is not None and nan.any():
+        if not ignore_nan:  # (the first NaN, as PyTorch)
+            return rows.reshape(-1)[np.argmax(nan)].reshape(rows.shape[:-1])
+        w = w[~nan]
+        if not w.size:
+            return None
+    k = (w.size - 1) // 2
+    return np.partition(w, k)[k].astype(rows.dtype).reshape(rows.shape[:-1])
 
 
 def _in_memory_order(a: np.ndarray) -> np.ndarray:
