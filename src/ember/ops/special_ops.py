@@ -68,16 +68,25 @@ lgamma_p = unary("lgamma", _via64(_lgamma64))
 digamma_p = unary("digamma", _via64(_digamma64))
 
 
-def _digamma_native(lib, a):
-    """digamma of float32 / float64 in C (csrc/gamma.c: the NumPy kernel's steps, the same
-    bits), one pass over the pool against the NumPy kernel's masked passes."""
+def _c_operands(a):
+    """(the C functions' suffix, `a` C-contiguous, its result array) for a float32 /
+    float64 `a`, or None for another dtype."""
     sfx = calls.SUFFIX.get(a.dtype)
     if sfx is None:
-        return NotImplemented
+        return None
     a = np.asarray(a)  # (0-d stays 0-d, which np.ascontiguousarray would make 1-d)
     if not a.flags.c_contiguous:
         a = a.copy(order="C")
-    out = np.empty_like(a)
+    return sfx, a, np.empty_like(a)
+
+
+def _digamma_native(lib, a):
+    """digamma of float32 / float64 in C (csrc/gamma.c: the NumPy kernel's steps, the same
+    bits), one pass over the pool against the NumPy kernel's masked passes."""
+    got = _c_operands(a)
+    if got is None:
+        return NotImplemented
+    sfx, a, out = got
     calls.entry(lib, f"ember_digamma_{sfx}", [calls.P, calls.P, calls.I64, calls.INT])(
         calls.ptr(a), calls.ptr(out), a.size, int(avx2()))
     return out
@@ -91,13 +100,10 @@ def _lgamma_native(lib, a):
     """lgamma of float32 / float64 in C (csrc/gamma.c: `_lgamma64`'s steps with the C
     library's log, log1p and sin where NumPy's are taken: float64 within a few ulps of the
     NumPy kernel, float32 nearly always its bits)."""
-    sfx = calls.SUFFIX.get(a.dtype)
-    if sfx is None:
+    got = _c_operands(a)
+    if got is None:
         return NotImplemented
-    a = np.asarray(a)  # (0-d stays 0-d, which np.ascontiguousarray would make 1-d)
-    if not a.flags.c_contiguous:
-        a = a.copy(order="C")
-    out = np.empty_like(a)
+    sfx, a, out = got
     taylor, stirling = _LGAMMA_TABLES
     calls.entry(lib, f"ember_lgamma_{sfx}",
                 [calls.P, calls.P, calls.I64, calls.P, calls.I64, calls.P, calls.F64])(
