@@ -101,12 +101,15 @@ def _float32_kernel(fn):
 def _float32_map(member, fallback, complex_ok: bool):
     """`_float_map` whose float64 values (which MLX takes through the C library's double
     functions) go to `fallback` with the complex ones."""
-    mapped = _float_map(member, fallback, complex_ok)
-
     def op(a, /, *, stream=None) -> array:
         a = _float(as_array(a))
-        return fallback(a) if a._dtype == D.float64 else mapped(a)
-    op.__name__, op.__doc__ = mapped.__name__, mapped.__doc__
+        if a._dtype == D.float64 or a._dtype.kind == "c":
+            if a._dtype.kind == "c" and not complex_ok:
+                raise ValueError(f"[{fallback.__name__}] Not supported for {a._dtype.name}.")
+            return fallback(a)
+        return _wrap(apply(unary_p, a._t, fn=member), a._dtype)
+    op.__name__ = fallback.__name__
+    op.__doc__ = f"{fallback.__name__} as MLX's CPU kernel computes it (see the module)."
     return op
 
 
