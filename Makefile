@@ -19,8 +19,10 @@ $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[examples]"
 	touch $@
 
+# (--no-compile: pip would compile every module of every package, ~30 s; the suite's first
+# imports compile and write the few thousand it uses, ~6 s)
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e ".[dev,examples,tensorboard]"
+	$(BIN)/pip install -q --no-compile -e ".[dev,examples,tensorboard]"
 	touch $@
 
 demo: $(VENV)/.demo-installed
