@@ -62,6 +62,9 @@ LEFT_OUT = {
     "scatter.scatter_legacy": "scatter with the deprecated reduce='add' / 'multiply': no "
                               "derivative in torch (a NotImplemented node; "
                               "tests/ops/test_scatter_legacy.py compares it with torch)",
+    "lstm_cell": "nn.LSTM's fused float32 step, bound only with no interpreter on the stack "
+                 "(a transform sees the composite it stands for); tests/ops/test_rnn_cell.py "
+                 "compares it with that composite bit for bit and with torch",
     "to_device": "one device here: a copy to the CPU from the CPU binds nothing, and torch.func "
                  "cannot run on 'meta' tensors' values",
 }
@@ -117,4 +120,4 @@ def test_the_sweep_reaches_the_catalogue():
     assert not missing, f"not reached by any sweep case: {sorted(missing)}"
     assert everything - covered == set(LEFT_OUT)
     # the primitives and family members `python -m ember._core` lists (a new one moves these)
-    assert (len(everything), len(covered)) == (346, 318)
+    assert (len(everything), len(covered)) == (347, 318)

@@ -41,6 +41,9 @@ FUSED = {
     "embedding_backward": "an index_add with padding_idx and scale_grad_by_freq",
     "ctc_loss": "the alpha recursion over time is a loop no composition expresses",
     "ctc_loss_backward": "the beta recursion, sharing the forward's alphas",
+    "lstm_cell": "nn.LSTM's step after its two products, one node for (h', c') as PyTorch's "
+                 "oneDNN layer is one: about 12 op calls and 12 nodes per step in Python "
+                 "otherwise (3x the layer's time), the composite's bits",
     "pointwise_loss": "each loss and its reduction in one pass (one node, PyTorch's name); "
                       "binary_cross_entropy_with_logits as a stable log-sigmoid (no "
                       "log(1 - sigmoid))",

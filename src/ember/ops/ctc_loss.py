@@ -19,48 +19,54 @@ from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondiffe
 _NEG = -np.inf
 
 
-def _ctc_tables(lp, ext, skip, t_len):
-    """Log-space forward (alpha) and backward (beta) tables; both include the emissions."""
-    n = ext.size
-    em = lp[:t_len][:, ext]
-    la = np.full((t_len, n), _NEG)
-    lb = np.full((t_len, n), _NEG)
-    la[0, :min(2, n)] = em[0, :min(2, n)]
-    for t in range(1, t_len):
+def _ctc_tables(work, parts, input_lengths, blank: int, with_beta: bool):
+    """Log-space forward (alpha) and backward (beta) tables of every sample at once, (T, N, S)
+    over the blank-extended targets padded to the longest (S = 2 L + 1); both include the
+    emissions. Each sample's entries are its own recursion's, element for element: padded
+    positions have no emission (-inf), so they stay -inf and feed nothing, and a sample's
+    beta starts at its own last frame. Returns (ext, valid, la, lb)."""
+    T, B, _ = work.shape
+    S = 2 * max((p.size for p in parts), default=0) + 1
+    ext = np.full((B, S), blank, dtype=np.int64)
+    valid = np.zeros((B, S), bool)
+    for b, tgt in enumerate(parts):
+        ext[b, 1:2 * tgt.size + 1:2] = tgt
+        valid[b, :2 * tgt.size + 1] = True
+    skip = np.zeros((B, S), bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2]) & valid[:, 2:]
+    em = work[:, np.arange(B)[:, None], ext]  # (T, N, S)
+    em[:, ~valid] = _NEG
+    la = np.full((T, B, S), _NEG)
+    if T:
+        la[0, :, :2] = em[0, :, :2]
+    shifted = np.full((B, S), _NEG)
+    for t in range(1, T):
         prev = la[t - 1]
-        one = np.concatenate(([_NEG], prev[:-1]))
-        two = np.where(skip, np.concatenate(([_NEG, _NEG], prev[:-2]))[:n], _NEG)
-        la[t] = np.logaddexp(np.logaddexp(prev, one), two) + em[t]
-    lb[t_len - 1, max(n - 2, 0):] = em[t_len - 1, max(n - 2, 0):]
-    skip_next = np.concatenate((skip[2:], [False, False]))[:n]
-    for t in range(t_len - 2, -1, -1):
-        nxt = lb[t + 1]
-        one = np.concatenate((nxt[1:], [_NEG]))
-        two = np.where(skip_next, np.concatenate((nxt[2:], [_NEG, _NEG]))[:n], _NEG)
-        lb[t] = np.logaddexp(np.logaddexp(nxt, one), two) + em[t]
-    return la, lb
-
-
-def _ctc_sample(lp, target, t_len: int, blank: int, with_grad: bool):
-    ext = np.full(2 * target.size + 1, blank, dtype=np.int64)
-    ext[1::2] = target
-    skip = np.zeros(ext.size, bool)
-    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
-    if t_len == 0:
-        return (0.0 if target.size == 0 else np.inf), np.zeros_like(lp)
-    la, lb = _ctc_tables(lp, ext, skip, t_len)
-    nll = -np.logaddexp(la[-1, -1], la[-1, -2] if ext.size > 1 else _NEG)
-    if not with_grad:
-        return nll, None
-    # PyTorch's gradient: exp(lp) - exp(log sum_{s: ext_s = c} alpha beta + nll - lp).
-    grad = np.zeros_like(lp)
-    lcab = np.full((t_len, lp.shape[1]), _NEG)
-    for c in np.unique(ext):
-        cols = ext == c
-        lcab[:, c] = np.logaddexp.reduce(la[:, cols] + lb[:, cols], axis=1)
-    with np.errstate(invalid="ignore", over="ignore"):
-        grad[:t_len] = np.exp(lp[:t_len]) - np.exp(lcab + nll - lp[:t_len])
-    return nll, grad
+        one = shifted.copy()
+        one[:, 1:] = prev[:, :-1]
+        two = shifted.copy()
+        two[:, 2:] = prev[:, :-2]
+        la[t] = np.logaddexp(np.logaddexp(prev, one), np.where(skip, two, _NEG)) + em[t]
+    if not with_beta:
+        return ext, valid, la, None
+    lb = np.full((T, B, S), _NEG)
+    lengths = np.asarray(input_lengths, dtype=np.int64)
+    ends = np.arange(S)[None, :] >= (valid.sum(1) - 2)[:, None]  # the last two positions
+    skip_next = np.zeros((B, S), bool)
+    skip_next[:, :-2] = skip[:, 2:]
+    for t in range(T - 1, -1, -1):
+        first = (lengths == t + 1)[:, None] & ends  # where a sample's last frame is t
+        row = np.where(first, em[t], _NEG)
+        if t + 1 < T:
+            nxt = lb[t + 1]
+            one = shifted.copy()
+            one[:, :-1] = nxt[:, 1:]
+            two = shifted.copy()
+            two[:, :-2] = nxt[:, 2:]
+            rec = np.logaddexp(np.logaddexp(nxt, one), np.where(skip_next, two, _NEG)) + em[t]
+            row = np.where((lengths > t + 1)[:, None], rec, row)
+        lb[t] = row
+    return ext, valid, la, lb
 
 
 def _ctc_split(targets, target_lengths):
@@ -71,18 +77,48 @@ def _ctc_split(targets, target_lengths):
 
 
 def _ctc_run(lp, targets, *, input_lengths, target_lengths, blank, zero_infinity, with_grad):
+    """Each sample's loss (a float64 per sample, cast to lp's dtype) and, `with_grad`, the
+    (T, N, C) float64 gradient of every loss."""
     work = lp.astype(np.float64)
-    parts = _ctc_split(targets, target_lengths)
-    losses, grads = [], []
+    parts = [t.astype(np.int64) for t in _ctc_split(targets, target_lengths)]
+    ext, valid, la, lb = _ctc_tables(work, parts, input_lengths, blank, with_grad)
+    nll = np.empty(len(parts))
     for i, tgt in enumerate(parts):
-        nll, grad = _ctc_sample(work[:, i], tgt.astype(np.int64), input_lengths[i], blank,
-                                with_grad)
-        if zero_infinity and np.isinf(nll):
-            nll = 0.0
-            grad = None if grad is None else np.zeros_like(grad)
-        losses.append(nll)
-        grads.append(grad)
-    return np.asarray(losses, dtype=lp.dtype), grads
+        t_len, n = input_lengths[i], 2 * tgt.size + 1
+        if t_len == 0:
+            nll[i] = 0.0 if tgt.size == 0 else np.inf
+        else:
+            last = la[t_len - 1, i]
+            nll[i] = -np.logaddexp(last[n - 1], last[n - 2] if n > 1 else _NEG)
+    grad = _ctc_grad(work, ext, valid, la, lb, nll, input_lengths) if with_grad else None
+    if zero_infinity:
+        lost = np.isinf(nll)
+        nll[lost] = 0.0
+        if grad is not None:
+            grad[:, lost] = 0.0
+    return nll.astype(lp.dtype), grad
+
+
+def _ctc_grad(work, ext, valid, la, lb, nll, input_lengths):
+    """PyTorch's gradient, exp(lp) - exp(log sum_{s: ext_s = c} alpha beta + nll - lp), over
+    each sample's live frames (zero after them). The sums over the positions of one label
+    run as one sample's own would, position after position (`reduceat` over the positions
+    grouped by sample and label, in order)."""
+    T, B, C = work.shape
+    S = ext.shape[1]
+    b, s = np.nonzero(valid)  # (row-major: by sample, then position)
+    label = ext[b, s]
+    order = np.lexsort((s, label, b))
+    b, s, label = b[order], s[order], label[order]
+    starts = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (label[1:] != label[:-1])])
+    ab = (la + lb).reshape(T, B * S)[:, b * S + s]
+    lcab = np.full((T, B, C), _NEG)
+    if T and b.size:
+        lcab[:, b[starts], label[starts]] = np.logaddexp.reduceat(ab, starts, axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        grad = np.exp(work) - np.exp(lcab + nll[None, :, None] - work)
+    grad[np.arange(T)[:, None] >= np.asarray(input_lengths, dtype=np.int64)[None, :]] = 0.0
+    return grad
 
 
 def _ctc_kernel(lp, targets, **params):
@@ -90,8 +126,8 @@ def _ctc_kernel(lp, targets, **params):
 
 
 def _ctc_grad_kernel(g, lp, targets, **params):
-    _, grads = _ctc_run(lp, targets, with_grad=True, **params)
-    out = np.stack(grads, axis=1) * g.astype(np.float64)[None, :, None]
+    _, grad = _ctc_run(lp, targets, with_grad=True, **params)
+    out = grad * g.astype(np.float64)[None, :, None]
     return out.astype(lp.dtype)
 
 

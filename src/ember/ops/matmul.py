@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode
+from .._core import dispatch as _dispatch
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
 from ..amp.autocast_mode import cast_for
@@ -53,6 +55,7 @@ from .sparse_compressed import CompressedTensor
 from .sparse_tensor import SparseTensor
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
+_grad_state = _grad_mode.state
 
 
 def _up(a):
@@ -103,8 +106,13 @@ def _cj(x: Tensor) -> Tensor:
 
 
 def _times(x: Tensor, y: Tensor) -> Tensor:
-    """x @ y inside a VJP: two matrices go straight to `mm` (operands are known good)."""
-    if len(x._shape) == 2 and len(y._shape) == 2:
+    """x @ y inside a VJP: two matrices go straight to `mm`, two stacks of as many matrices
+    to `bmm` (operands are known good; PyTorch's MmBackward0 / BmmBackward0 call mm / bmm).
+    A stack with a size-1 dim takes matmul's path, whose reshapes may restride that dim
+    (the product's kernel then sees other strides)."""
+    sx, sy = x._shape, y._shape
+    if len(sx) == 2 and len(sy) == 2 or len(sx) == 3 and len(sy) == 3 and sx[0] == sy[0] \
+            and 1 not in sx and 1 not in sy:
         return apply(matmul_p, x, y)
     return x @ y
 
@@ -305,6 +313,12 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
         r = unsafe_view(apply(matmul_p, folded, t2), shape + (t2._shape[1],))
         return r.mT.contiguous() if transpose else r
     sa, sb = a._shape, b._shape
+    if na == 3 and nb == 3 and sa[0] == sb[0] and not _dispatch._pushed[0] and \
+            not (_grad_state.enabled and (a._requires_grad or b._requires_grad)) and \
+            1 not in sa and 1 not in sb:
+        # NOTE: no graph to record and no interpreter to see the steps: the expand and
+        # reshape below would be views of the same strides, so the product alone (bmm)
+        return apply(matmul_p, a, b)
     if na == 3 and nb == 3 and sa[0] != sb[0]:
         # a batch of one that requires grad takes the folding path (a smaller gradient)
         if sa[0] == 1 and a.requires_grad:

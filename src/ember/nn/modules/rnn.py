@@ -14,10 +14,14 @@ import warnings
 
 import ember as E
 
+from ... import _dtype as dt
+from ..._core import dispatch
 from ..._tensor import Tensor
 from ..._user_warnings import user_stacklevel
 from ...amp.autocast_mode import cast_op, is_any_autocast_enabled
+from ...autograd import saved_hooks
 from ...ops.registry import rename_node
+from ...ops.rnn_cell import lstm_cell
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -65,9 +69,28 @@ def _rnn_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh, relu: bool) -> Tensor:
     return pre.relu() if relu else pre.tanh()
 
 
-def _lstm_step(xw: Tensor, state, w_hh: Tensor, b_hh, w_hr) -> tuple:
+def fused_lstm_cell(gates: Tensor, c: Tensor) -> bool:
+    """Whether `lstm_cell` (ops/rnn_cell.py) may stand in for the composite step: float32 CPU
+    tensors of the cell's shapes in plain eager mode (no interpreter, saved-tensor hook or
+    autocast), so nothing could see the composite's ops."""
+    return (gates.__class__ is Tensor and c.__class__ is Tensor
+            and gates._dtype is dt.float32 and c._dtype is dt.float32
+            and not dispatch._pushed[0] and not saved_hooks._stack
+            and len(gates._shape) == 2 and len(c._shape) == 2
+            and gates._shape[0] == c._shape[0] and gates._shape[1] == 4 * c._shape[1]
+            and _on_cpu(gates) and _on_cpu(c))
+
+
+def _on_cpu(t: Tensor) -> bool:
+    s = t._storage  # (None: a fresh CPU result whose storage is made on first need)
+    return s is None or s.device.type == "cpu"
+
+
+def _lstm_step(xw: Tensor, state, w_hh: Tensor, b_hh, w_hr, fused: bool = False) -> tuple:
     h, c = state
     gates = xw + F.linear(h, w_hh, b_hh)
+    if fused and fused_lstm_cell(gates, c):  # (nn.LSTM's one-node layers: ops/rnn_cell.py)
+        return lstm_cell(gates, c)
     i, f, g, o = gates.unsafe_chunk(4, -1)  # (ATen's cells split with unsafe_chunk)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
@@ -250,6 +273,9 @@ class RNNBase(Module):
         b_hh = params[3] if self.bias else None
         w_hr = params[-1] if self.proj_size > 0 else None
         lstm = self.mode == "LSTM"
+        # where PyTorch's layer is one oneDNN node, the step is one node too (same numbers)
+        fused = lstm and w_hr is None and E.backends.mkldnn.enabled and \
+            not is_any_autocast_enabled()
         full = (state[0] if lstm else state).shape[0]
         order = range(len(xs) - 1, -1, -1) if reverse else range(len(xs))
         outputs = [None] * len(xs)
@@ -259,7 +285,7 @@ class RNNBase(Module):
             cur = state if n == full else (
                 tuple(z[:n] for z in state) if lstm else state[:n])
             if lstm:
-                new = _lstm_step(xw, cur, w_hh, b_hh, w_hr)
+                new = _lstm_step(xw, cur, w_hh, b_hh, w_hr, fused)
                 outputs[t] = new[0]
             elif self.mode == "GRU":
                 new = outputs[t] = _gru_step(xw, cur, w_hh, b_hh)
