@@ -42,6 +42,13 @@ def _same_error(fn):
     lambda m, F: m.nn.CTCLoss(reduction="avg")(m.tensor(LP), m.tensor(PADDED), [4, 4], [2, 2]),
     lambda m, F: F.ctc_loss(m.tensor(LP)[:, 0], m.tensor([1, 2, 1]), [4], [2]),
     lambda m, F: F.ctc_loss(m.tensor(LP)[0], m.tensor(PADDED), [4, 4], [2, 2]),
+    # empty log-probabilities (no time step, no sample, no class; unbatched): refused before
+    # the shape checks, after the dtype's
+    lambda m, F: F.ctc_loss(m.zeros(0, 2, 3), m.tensor(PADDED), [0, 0], [2, 2]),
+    lambda m, F: F.ctc_loss(m.zeros(4, 0, 3), m.zeros(0, dtype=m.long), [], []),
+    lambda m, F: F.ctc_loss(m.zeros(4, 2, 0), m.tensor(PADDED), [4, 4], [2, 2]),
+    lambda m, F: F.ctc_loss(m.zeros(0, 3), m.tensor([1, 2]), [0], [2]),
+    lambda m, F: F.ctc_loss(m.zeros(0, 2, 3, dtype=m.int32), m.tensor(PADDED), [0, 0], [2, 2]),
 ])
 def test_ctc_loss_checks_match_torch(call):
     _same_error(call)

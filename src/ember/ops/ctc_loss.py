@@ -206,6 +206,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
     if lp._dtype not in (dt.float32, dt.float64):
         raise NotImplementedError(f'"ctc_loss_cpu" not implemented for '
                                   f"'{type_name(lp._dtype)}'")
+    if lp.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
     _ctc_check(lp, targets, in_len, tgt_len, int(blank))
     res = apply(ctc_loss_p, lp, targets.to(dt.int64), input_lengths=in_len,
                 target_lengths=tgt_len, blank=int(blank), zero_infinity=bool(zero_infinity))
