@@ -58,28 +58,11 @@ def _lstm_cell_vjp(g_all, out, gates, c, *, needs):
     gh, gc = g_all
     if grad_mode.state.enabled or dispatch._pushed[0]:
         return _lstm_cell_vjp_ops(gh, gc, gates, c, needs)
-    G, C = _arr(gates), _arr(c)
-    si, sf, tg, so = _acts(G)
-    dc = go = None
-    if gh is not None:
-        h = _arr(gh)
-        tc = tanh_p.kernel(sf * C + si * tg)
-        go = h * tc
-        dc = (h * so) * (1 - tc * tc)
-    if gc is not None:
-        dc = _arr(gc) if dc is None else dc + _arr(gc)
-    if dc is None:
-        return None, None
-    d_gates = d_c = None
-    if needs[0]:
-        gi = (dc * tg) * (si * (1 - si))
-        gf = (dc * C) * (sf * (1 - sf))
-        gg = (dc * si) * (1 - tg * tg)
-        go = np.zeros_like(gi) if go is None else go * (so * (1 - so))
-        d_gates = _wrap(np.concatenate((gi, gf, gg, go), axis=1))
-    if needs[1]:
-        d_c = _wrap(dc * sf)
-    return d_gates, d_c
+    si, sf, tg, so = _acts(_arr(gates))
+    d_gates, d_c = _backward(si, sf, tg, so, _arr(c), None if gh is None else _arr(gh),
+                             None if gc is None else _arr(gc), needs, tanh_p.kernel,
+                             np.zeros_like, lambda blocks: np.concatenate(blocks, axis=1))
+    return (None if d_gates is None else _wrap(d_gates)), (None if d_c is None else _wrap(d_c))
 
 
 def _lstm_cell_vjp_ops(gh, gc, gates, c, needs):
@@ -88,10 +71,17 @@ def _lstm_cell_vjp_ops(gh, gc, gates, c, needs):
     from .join import cat
 
     i, f, g, o = gates.unsafe_chunk(4, -1)
-    si, sf, tg, so = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    return _backward(i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid(), c, gh, gc, needs,
+                     lambda t: t.tanh(), lambda t: t.new_zeros(t.shape),
+                     lambda blocks: cat(blocks, -1))
+
+
+def _backward(si, sf, tg, so, c, gh, gc, needs, tanh, zeros_like, join):
+    """(d gates, d c) from the activations, on arrays or on tensors alike (the operations and
+    their order are the composite's)."""
     dc = go = None
     if gh is not None:
-        tc = (sf * c + si * tg).tanh()
+        tc = tanh(sf * c + si * tg)
         go = gh * tc
         dc = (gh * so) * (1 - tc * tc)
     if gc is not None:
@@ -103,8 +93,8 @@ def _lstm_cell_vjp_ops(gh, gc, gates, c, needs):
         gi = (dc * tg) * (si * (1 - si))
         gf = (dc * c) * (sf * (1 - sf))
         gg = (dc * si) * (1 - tg * tg)
-        go = gi.new_zeros(gi.shape) if go is None else go * (so * (1 - so))
-        d_gates = cat((gi, gf, gg, go), -1)
+        go = zeros_like(gi) if go is None else go * (so * (1 - so))
+        d_gates = join((gi, gf, gg, go))
     if needs[1]:
         d_c = dc * sf
     return d_gates, d_c
