@@ -190,8 +190,8 @@ def test_evaluated_arrays_are_freed_as_soon_as_they_are_dropped():
 
 
 def _steps(f, n):
-    """`f()`'s arrays as NumPy, evaluated `n` times (the first run is generated Python
-    over the kernels, the later ones the fused C loops)."""
+    """`f()`'s arrays as NumPy, evaluated `n` times (the first run calls the kernels
+    node by node, the later ones run the fused C loops)."""
     outs = []
     for _ in range(n):
         got = f()
@@ -260,23 +260,51 @@ def test_an_optimizer_update_is_one_loop_per_parameter():
         _same_bits(np.array(params[k]), np.array(ref[k]))
 
 
-def test_a_program_frees_each_intermediate_after_its_last_read():
+def test_a_first_run_frees_each_intermediate_after_its_last_read(monkeypatch):
+    # the first run interprets the graph (no code written); it drops each intermediate
+    # once the node that reads it last has run, as the generated program deletes it
+    import weakref
+
+    from ember.graph.program import lower_python
+
     x = mx.array(np.linspace(-1, 1, 50, dtype=np.float32))
+    made, alive_at = [], []
+    real_kernel_of = _lazy.kernel_of
+
+    def watched(node):
+        kernel, params = real_kernel_of(node)
+
+        def run(*args, **kw):
+            alive_at.append((node.op, [r() is not None for r in made]))
+            out = kernel(*args, **kw)
+            made.append(weakref.ref(out))
+            return out
+        return run, params
+
+    monkeypatch.setattr(_lazy, "kernel_of", watched)
 
     def f():
         t = mx.exp(x)
         u = mx.sum(t)
         return [mx.log(t + u)]
 
-    _steps(f, 1)
-    prog = list(_lazy.world().programs.values())[-1].program
-    lines = prog.code.splitlines()
-    dels = [line.strip() for line in lines if line.strip().startswith("del ")]
-    assert dels  # the exp's result goes once the add has read it
-    returned = lines[-1]
-    for line in dels:
-        for name in line[4:].split(", "):
-            assert name not in returned
+    (first,) = _steps(f, 1)
+    ops = [op for op, _ in alive_at]
+    assert len(ops) == 4 and "exp" in ops[0] and "log" in ops[-1], ops
+    assert alive_at[2][1][:2] == [True, True]  # the add reads exp's and sum's results
+    assert alive_at[3][1][:3] == [False, False, True]  # then only the add's is needed
+    monkeypatch.setattr(_lazy, "kernel_of", real_kernel_of)
+    recurring = list(_lazy.world().programs.values())[-1]
+    assert recurring.runs == 1 and recurring.program is None  # (nothing generated)
+    prog = lower_python(recurring.graph)  # (what the profiler runs: the same deletions)
+    dels = [line.strip() for line in prog.code.splitlines() if line.strip().startswith("del ")]
+    assert dels
+    _lazy.enabled[0] = False
+    try:
+        (eager,) = _steps(f, 1)
+    finally:
+        _lazy.enabled[0] = True
+    _same_bits(first[0], eager[0])
 
 
 def test_a_python_number_next_to_float32_gives_the_0d_arrays_bits():

@@ -10,7 +10,7 @@ and each array's ndim and dtype and, unless `shapeless=True`, its shape; the arr
 The trace is ember's capture (`graph.capture.Session`): the arguments (and the arrays of
 `inputs=`) are handed to `fun` as pending tensors that are graph inputs, every op `fun`
 binds (its `mx.grad`s' backward passes included) records a node, and the recorded graph
-runs once at the end as a program (`_lazy.Recurring`: generated Python, fused from the
+runs once at the end as a program (`_lazy.Recurring`: node by node, fused from the
 second run on). A replay runs that program on the current arguments. Arrays `fun` reads
 that are neither arguments nor in `inputs=` (closures, globals, a model not listed) are
 constants of the trace: frozen at their traced value. After each call the arrays the trace

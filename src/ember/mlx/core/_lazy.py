@@ -11,8 +11,9 @@ referenced and nothing else, then each becomes an ordinary tensor: evaluated arr
 no graph.
 
 A graph whose structure recurs (the same training step, eval after eval) is run by
-generated code fused into C from its second run on; a one-off graph runs node by node (its
-generated Python), so nothing waits on a C compiler for a graph that never comes back. Both
+generated code fused into C from its second run on; a one-off graph runs node by node, its
+kernels called straight from the graph (no code is written for it), so nothing waits on code
+generation or a C compiler for a graph that never comes back. Both
 give the same bits (MLX's `f(x)` is `f(x)` on every call): the fused loops leave the
 transcendentals whose C differs from NumPy's kernels by some ulps to those kernels.
 `EMBER_MLX_LAZY=0` runs every op at once instead.
@@ -25,13 +26,21 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+import numpy as np
+
 from ..._core import dispatch
+from ..._core.dispatch import run_quiet
+from ..._core.ranges import ranges
 from ..._tensor import Tensor
 from ...graph.capture import Session
 from ...graph.compiled import hook_backward
+from ...graph.direct import _RESHAPES as RESHAPES
+from ...graph.direct import _reshape_view as reshape_view
 from ...graph.fuse import lower_fused
-from ...graph.passes import optimized
-from ...graph.program import Program, lower_python
+from ...graph.ir import Scalar, Value
+from ...graph.passes import live_nodes, optimized
+from ...graph.program import Program, kernel_of, lower_python
+from ...ops.views import view_p
 from ._binding import bad_call
 from ._device import _thread as _device_thread
 from ._device import first_op
@@ -55,14 +64,16 @@ def lower(graph) -> Program:
 
 
 class Recurring:
-    """A graph's program: its generated Python until the graph has come back, then the
-    fused program (compiled once, at that run)."""
+    """A graph's program: the graph interpreted node by node on its first run (a one-off
+    graph, as a loop over random crops or a growing cache makes, costs no code
+    generation), then the fused program from the run where the graph has come back
+    (compiled once, at that run)."""
 
     __slots__ = ("graph", "program", "runs", "fused")
 
     def __init__(self, graph) -> None:
         self.graph = graph
-        self.program = lower_python(graph)
+        self.program = None
         self.runs = 0
         self.fused = False
 
@@ -71,7 +82,58 @@ class Recurring:
         if self.runs == FUSE_FROM_RUN:
             self.program = lower(self.graph)
             self.fused = True
+        if self.program is None:
+            if ranges.recorder is None:
+                return run_quiet(interpret, self.graph, arrays)
+            self.program = lower_python(self.graph)  # (its lines are the profiler's ranges)
         return self.program.run(arrays)
+
+
+def interpret(graph, arrays: list) -> list:
+    """What `lower_python(graph).run(arrays)` returns, without writing its code: each live
+    node's kernel called in order with the same arguments (a product or transpose that
+    `direct` writes as a NumPy call is that kernel's own call, the same bits; a reshape
+    takes `direct`'s way), each intermediate dropped after the node that reads it last,
+    as the generated code deletes it."""
+    nodes = live_nodes(graph)
+    env: dict = dict(zip(graph.inputs, arrays))
+    env.update(zip(graph.scalars, arrays[len(graph.inputs):]))
+    kept = set(graph.outputs)
+    last: dict = {}
+    for i, n in enumerate(nodes):
+        for o in n.outs:
+            last[o] = i
+        for a in n.args:
+            if a.__class__ is Value:
+                last[a] = i
+    dead: dict = {}
+    for v, i in last.items():
+        if v.node is not None and v not in kept:
+            dead.setdefault(i, []).append(v)
+    for i, n in enumerate(nodes):
+        kernel, params = kernel_of(n)
+        args = [env[a] if a.__class__ is Value or a.__class__ is Scalar else a
+                for a in n.args]
+        if any(v.__class__ is Scalar for v in params.values()):
+            params = {k: env[v] if v.__class__ is Scalar else v for k, v in params.items()}
+        if n.prim is view_p and n.params["fn"] in RESHAPES:
+            # (as the generated line: a layout the view does not fit reshapes by a copy)
+            out = reshape_view(args[0], tuple(params["size"]), kernel)
+        else:
+            out = kernel(*args, **params)
+        if len(n.outs) == 1:
+            env[n.outs[0]] = out
+        elif n.outs:  # (a write into an input has none)
+            env.update(zip(n.outs, out))
+        del args, out  # (so that a value dropped below is freed there, not a node later)
+        for v in dead.get(i, ()):
+            del env[v]
+    returned: set = set()
+    outs = []
+    for v in graph.outputs:  # (two outputs that are one value: a copy each, as generated)
+        outs.append(env[v] if v not in returned else np.copy(env[v]))
+        returned.add(v)
+    return outs
 
 
 class _Programs(OrderedDict):
