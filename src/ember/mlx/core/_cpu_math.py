@@ -72,11 +72,13 @@ defvjp(erf_fn, lambda g, out, x: g * _SQRT_PI_2 * (-x * x).exp())
 defjvp1(erf_fn, lambda t, out, x: t * _SQRT_PI_2 * (-x * x).exp())
 
 
-def _float_map(member, fallback, complex_ok: bool):
+def _float_map(member, fallback, complex_ok: bool, float64_to_fallback: bool = False):
+    """`member` over real floats; complex values (and, with `float64_to_fallback`, float64
+    ones, which MLX takes through the C library's double functions) go to `fallback`."""
     def op(a, /, *, stream=None) -> array:
         a = _float(as_array(a))
-        if a._dtype.kind == "c":
-            if not complex_ok:
+        if a._dtype.kind == "c" or (float64_to_fallback and a._dtype == D.float64):
+            if a._dtype.kind == "c" and not complex_ok:
                 raise ValueError(f"[{fallback.__name__}] Not supported for {a._dtype.name}.")
             return fallback(a)
         return _wrap(apply(unary_p, a._t, fn=member), a._dtype)
@@ -98,21 +100,6 @@ def _float32_kernel(fn):
     return kernel
 
 
-def _float32_map(member, fallback, complex_ok: bool):
-    """`_float_map` whose float64 values (which MLX takes through the C library's double
-    functions) go to `fallback` with the complex ones."""
-    def op(a, /, *, stream=None) -> array:
-        a = _float(as_array(a))
-        if a._dtype == D.float64 or a._dtype.kind == "c":
-            if a._dtype.kind == "c" and not complex_ok:
-                raise ValueError(f"[{fallback.__name__}] Not supported for {a._dtype.name}.")
-            return fallback(a)
-        return _wrap(apply(unary_p, a._t, fn=member), a._dtype)
-    op.__name__ = fallback.__name__
-    op.__doc__ = f"{fallback.__name__} as MLX's CPU kernel computes it (see the module)."
-    return op
-
-
 # NOTE: MLX's float32 log and log1p are the C library's logf / log1pf (glibc's: within an
 # ulp, not correctly rounded) and its erfinv a polynomial of its own built on fma; NumPy's
 # differ from them in about 8%, 4% and half of float32 values. Their derivatives are
@@ -129,9 +116,9 @@ _SQRT_PI_HALF = math.sqrt(math.pi) / 2
 defvjp(erfinv_fn, lambda g, out, x: g * _SQRT_PI_HALF * out.square().exp(), reads=((),),
        save_output=True)
 defjvp1(erfinv_fn, lambda t, out, x: t * _SQRT_PI_HALF * out.square().exp())
-log = _float32_map(log_fn, O.log, complex_ok=True)
-log1p = _float32_map(log1p_fn, O.log1p, complex_ok=True)
-erfinv = _float32_map(erfinv_fn, O.erfinv, complex_ok=False)
+log = _float_map(log_fn, O.log, complex_ok=True, float64_to_fallback=True)
+log1p = _float_map(log1p_fn, O.log1p, complex_ok=True, float64_to_fallback=True)
+erfinv = _float_map(erfinv_fn, O.erfinv, complex_ok=False, float64_to_fallback=True)
 
 # NOTE: MLX's derivative of tanh (Tanh::vjp) is g / cosh(x)^2, not g * (1 - tanh(x)^2):
 # where tanh rounds to +-1 (|x| above 9 in float32) the latter is 0 or a float32 unit
