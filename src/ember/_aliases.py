@@ -134,7 +134,7 @@ def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
     """PyTorch's parser error for a function given no tensor as its operand (a list, a
     number): raised where ember's op met the non-tensor (an AttributeError, or a missing
     argument, which PyTorch's parser reports after the operand)."""
-    from .ops._arg_parser_text import tp_name
+    from .ops._arg_parser_text import not_tensor, tp_name
 
     x = args[0] if args else kwargs.get("input", kwargs.get("x", _MISSING))
     if x is _MISSING or hasattr(type(x), "_is_wrapper"):  # (no operand given, or a Tensor)
@@ -144,8 +144,7 @@ def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
         listing = "".join(f" * {sig}\n" for sig in _OVERLOADS[name])
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
                         f"({', '.join(got)}), but expected one of:\n{listing}") from None
-    raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                    f"{tp_name(x)}") from None
+    raise not_tensor(name, "input", 1, x) from None
 
 
 # modules whose functions refuse a non-tensor operand themselves, in the parser's words

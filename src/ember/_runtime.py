@@ -266,9 +266,9 @@ def is_nonzero(input: Tensor) -> bool:
 
 def is_inference(input: Tensor) -> bool:
     """Whether `input` was made under `inference_mode` (it then has no version counter)."""
-    if not isinstance(input, Tensor):
-        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    from .ops._arg_parser_text import need_tensor
+
+    need_tensor(input, "is_inference")
     return input.is_inference()
 
 

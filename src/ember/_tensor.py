@@ -379,6 +379,10 @@ class Tensor(Conversions):
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad.__class__ is not bool:
+            from .ops._arg_parser_text import need_bool
+
+            need_bool(requires_grad, "requires_grad_", "requires_grad", 2, method=True)
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
             # NOTE: PyTorch's method words it without "complex" (its setter says both).
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
@@ -639,12 +643,9 @@ def _size_dim(dim: int, ndim: int, name: str) -> int:
     """`dim` wrapped for `size(dim)` / `stride(dim)`, which no dim of a 0-d tensor passes;
     an int as PyTorch's parser reads one (not a bool; an integer tensor's value)."""
     if dim.__class__ is not int:
-        if dim.__class__ is bool or not hasattr(dim, "__index__"):
-            from .ops._arg_parser_text import tp_name
+        from .ops._arg_parser_text import need_int
 
-            raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
-                            f"{tp_name(dim)}")
-        dim = dim.__index__()
+        dim = need_int(dim, name, "dim", 2, method=True)
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return wrap_dim(dim, ndim)

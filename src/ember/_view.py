@@ -54,10 +54,23 @@ def numel(shape: Sequence[int]) -> int:
     return n
 
 
+def as_dim(dim) -> int:
+    """`dim` read as PyTorch's parser reads an int (a NumPy integer, a one-element integer
+    tensor); otherwise its TypeError, in its words but for the op's name, which only the op
+    knows ("argument 'dim' must be int, not float")."""
+    index = getattr(type(dim), "__index__", None)
+    if index is not None:
+        try:
+            return int(index(dim))
+        except TypeError:  # (a tensor of several elements, or of floats)
+            pass
+    raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+
+
 def wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) made non-negative; IndexError with PyTorch's text otherwise."""
     if not isinstance(dim, int):
-        dim = int(dim.__index__())
+        dim = as_dim(dim)
     if -ndim <= dim < ndim:
         return dim + ndim if dim < 0 else dim
     if ndim == 0 and dim in (-1, 0):  # a 0-d tensor takes dim 0 or -1, as in PyTorch
@@ -301,3 +314,98 @@ def like_strides(shape, stride, memory_format=None) -> tuple[int, ...]:
     if is_non_overlapping_and_dense(shape, stride):
         return tuple(stride)
     return dense_strides_like(shape, stride)
+
+
+def pointwise_strides(shape, operands) -> tuple[int, ...]:
+    """Strides of a fresh pointwise result of `shape` computed from `operands` (each a
+    (shape, strides) pair; a number PyTorch wraps as a 0-d tensor is ((), ())), as
+    PyTorch's TensorIterator allocates it.
+
+    Operands all of one shape that are all contiguous, all channels-last or all dense with
+    the same strides give that layout (TensorIterator's fast setup; so one dims of size 1
+    keep the input's strides). Otherwise the dims are ordered innermost first by the
+    operands' strides (`pointwise_order`) and the result is dense in that order, a size-0
+    dim zeroing the strides outside it; an order that is plain row-major gives row-major.
+    """
+    nd = len(shape)
+    first = tuple(shape)
+    if all(s == first for s, _ in operands):  # (a 0-d operand beside an n-d one: not this)
+        if all(is_contiguous(s, st) for s, st in operands):
+            return contiguous_strides(shape)
+        if nd == 4 and all(_channels_last(s, st) for s, st in operands):
+            return _channels_last_dense(shape)
+        st0 = operands[0][1]
+        if all(st == st0 for _, st in operands) and is_non_overlapping_and_dense(first, st0):
+            return tuple(st0)
+    if nd <= 1:
+        return contiguous_strides(shape)
+    perm = pointwise_order(shape, operands)
+    if perm == list(range(nd - 1, -1, -1)):
+        return contiguous_strides(shape)
+    out = [0] * nd
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def pointwise_order(shape, operands) -> list[int]:
+    """The dims of a pointwise result, innermost first, as TensorIterator orders them
+    (`reorder_dimensions`): an insertion sort where each pair of dims is decided by the
+    first operand whose strides for the two differ (a broadcast dim abstains; equal strides
+    put the larger dim outside, or pass the question on), an undecided pair staying put."""
+    nd = len(shape)
+    ts, st = operands[0]
+    if tuple(ts) == tuple(shape) and 0 not in st and len(set(st)) == nd:
+        # (the first operand decides every pair: its strides, sorted)
+        return sorted(range(nd), key=st.__getitem__)
+    ops = []
+    for ts, st in operands:
+        off = nd - len(ts)
+        ops.append([0] * off + [0 if ts[i] == 1 and shape[off + i] != 1 else st[i]
+                                for i in range(len(ts))])
+
+    def should_swap(d0: int, d1: int) -> int:
+        for s in ops:
+            a, b = s[d0], s[d1]
+            if a == 0 or b == 0:
+                continue
+            if a != b:
+                return -1 if a < b else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    return perm
+
+
+def _channels_last(shape, stride) -> bool:
+    """Whether a 4-d (shape, stride) is dense channels-last, size-1 dims ignored (PyTorch's
+    `is_contiguous(memory_format=channels_last)`)."""
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if stride[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _channels_last_dense(shape) -> tuple[int, ...]:
+    out = [0] * 4
+    acc = 1
+    for d in (1, 3, 2, 0):
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)

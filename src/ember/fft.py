@@ -28,6 +28,7 @@ from . import _dtype as dt
 from ._tensor import Tensor
 from ._view import wrap_dim
 from .amp.autocast_mode import cast_for
+from .ops._arg_parser_text import need_tensor
 from .ops._common import type_name, write_out
 from .ops.creation import zeros
 from .ops.join import cat, roll
@@ -217,9 +218,7 @@ _REAL_ONLY_MESSAGES = {
 
 
 def _check_dtype(x: Tensor, fname: str, real_only: bool = False) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+    need_tensor(x, f"fft_{fname}")  # (the parser knows fft's functions as fft_*)
     x, = cast_for("fp32", x)  # every fft_* is on PyTorch's CPU autocast fp32 list
     d = x._dtype
     if d in (dt.float16, dt.bfloat16) or d is getattr(dt, "complex32", None):
@@ -542,7 +541,8 @@ def _ramp(k: np.ndarray, denom: float, dtype, device, requires_grad: bool) -> Te
     return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def _shift_dims(x: Tensor, dim) -> tuple[int, ...]:
+def _shift_dims(x: Tensor, dim, fname: str) -> tuple[int, ...]:
+    need_tensor(x, f"fft_{fname}")
     if dim is None:
         return tuple(range(x.ndim))
     if isinstance(dim, int):
@@ -552,7 +552,7 @@ def _shift_dims(x: Tensor, dim) -> tuple[int, ...]:
 
 def fftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Move the zero frequency to the centre (a roll by size // 2 along each dim)."""
-    dims = _shift_dims(input, dim)
+    dims = _shift_dims(input, dim, "fftshift")
     if not dims:
         return input.clone()
     return roll(input, [input._shape[d] // 2 for d in dims], list(dims))
@@ -560,7 +560,7 @@ def fftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Inverse of `fftshift` (a roll by (size + 1) // 2 along each dim)."""
-    dims = _shift_dims(input, dim)
+    dims = _shift_dims(input, dim, "ifftshift")
     if not dims:
         return input.clone()
     return roll(input, [(input._shape[d] + 1) // 2 for d in dims], list(dims))

@@ -48,9 +48,7 @@ def _make_root_grads(outputs, grad_tensors, is_grads_batched=False):
             else:
                 g = _ones_like(o)
         elif not isinstance(g, T.Tensor):
-            raise TypeError(
-                f"grad_tensors must be Tensors or None, but got {type(g).__name__}"
-            )
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         else:
             shape = g._shape[1:] if is_grads_batched else g._shape
             if shape != o._shape:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ..ops._arg_parser_text import need_tensor, not_tensor
 from ..ops._common import type_name
 from ..ops._common import write_exact as exact_out  # noqa: F401 (the linalg modules' name)
 
@@ -145,8 +146,7 @@ _INTEGER_KERNEL = {
 
 def check_float(A: Tensor, fname: str, low_ok: bool = False) -> None:
     """Linalg functions take floating or complex tensors, and (mostly) not float16/bfloat16."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{fname}(): argument 'A' must be Tensor, not {type(A).__name__}")
+    need_tensor(A, fname, "A", None)
     d = A._dtype
     if d._kind < 2:
         kernel = _INTEGER_KERNEL.get(fname)
@@ -284,8 +284,6 @@ def refuses_non_tensor(fn, name: str, parses_operand: bool = True):
                 raise TypeError(f"linalg_{name}(){str(e)[len(fn.__name__) + 2:]}") from None
             x = args[0] if args else kwargs.get(arg, _MISSING)
             if x is not _MISSING and not isinstance(x, Tensor):
-                from ..ops._arg_parser_text import not_tensor
-
                 raise not_tensor(f"linalg_{name}", arg, 1, x) from None
             raise
         except RuntimeError as e:

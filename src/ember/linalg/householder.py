@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ..ops._arg_parser_text import need_tensor
 from ..ops._common import type_name, write_out
 from ..ops._return_types import return_type
 from ..ops.creation import empty, empty_strided, from_numpy
@@ -56,9 +57,7 @@ def _geqrf_tensors(x: Tensor) -> tuple[Tensor, Tensor]:
 
 def geqrf(input: Tensor, *, out=None) -> GeqrfResult:
     """(a, tau): LAPACK's packed Householder QR of each matrix of `input` (..., m, n)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"geqrf(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    need_tensor(input, "geqrf")
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _check_kernel_dtype(input, "geqrf_cpu")

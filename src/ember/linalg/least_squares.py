@@ -15,6 +15,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..amp.autocast_mode import autocast_op
+from ..ops._arg_parser_text import need_tensor
 from ..ops._common import type_name, write_out
 from ..ops._linalg_batch import align, front
 from ..ops.reduce import return_type
@@ -202,9 +203,7 @@ def _check_lstsq(A: Tensor, B: Tensor, driver) -> bool:
     if isinstance(A, Tensor) and A._dtype not in _LAPACK_DTYPES:
         raise RuntimeError("This function doesn't handle types other than float and double")
     check_matrix(A, "linalg.lstsq")
-    if not isinstance(B, Tensor):
-        raise TypeError(f"linalg_lstsq(): argument 'b' (position 2) must be Tensor, not "
-                        f"{type(B).__name__}")
+    need_tensor(B, "linalg_lstsq", "b", 2)
     if B.ndim < 1 or B.ndim > A.ndim or A.ndim - B.ndim > 1:
         raise RuntimeError(
             "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "

@@ -16,6 +16,7 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..amp.autocast_mode import autocast_op
+from ..ops._arg_parser_text import need_tensor, wrong_type
 from ..ops._common import type_name, write_out
 from ..ops.creation import zeros
 from ..ops.stats import vector_norm as _vector_norm
@@ -28,8 +29,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                 out=None) -> Tensor:
     """(sum |x|^ord)^(1/ord) over `dim` (every dim when None); ord may be inf, -inf or 0."""
     if not isinstance(ord, (int, float, complex, Tensor)):  # (PyTorch's argument parser)
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
-                        f"{type(ord).__name__}")
+        raise wrong_type("linalg_vector_norm", "ord", None, "Number", ord)
     check_float(x, "linalg.vector_norm", low_ok=True)
     return exact_out(_vector_norm(x, ord, dim, keepdim, dtype=dtype), out)
 
@@ -130,9 +130,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
          out=None) -> Tensor:
     """A vector norm (int or 1-tuple `dim`, or 1-D input) or a matrix norm (2-tuple, 2-D)."""
     # (the dtype is checked by the vector or matrix norm it forwards to, after the dims)
-    if not isinstance(A, Tensor):
-        raise TypeError(f"linalg_norm(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(A).__name__}")
+    need_tensor(A, "linalg_norm")
     if isinstance(ord, str):  # a matrix norm, whatever the rank or the dims say
         dims = (-2, -1) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
         if dim is not None and len(dims) not in (1, 2):

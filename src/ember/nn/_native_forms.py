@@ -11,6 +11,7 @@ import numpy as np
 import ember as E
 
 from .._tensor import Tensor
+from ..ops._arg_parser_text import need_tensor
 from ..ops._common import type_name
 from ..ops.bernoulli import bernoulli_noise
 from ..ops.registry import rename_node
@@ -145,9 +146,7 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
     positions up to the next bag's start (the last bag: to the end of `indices`); in max
     mode max_indices holds each bag's winning row per column, in mean mode it repeats
     bag_size, and in sum mode both are zeros."""
-    if not isinstance(offsets, Tensor):
-        raise TypeError(f"embedding_bag(): argument 'offsets' (position 3) must be Tensor, "
-                        f"not {type(offsets).__name__}")
+    need_tensor(offsets, "embedding_bag", "offsets", 3)
     out = F.embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, _MODES[mode],
                           sparse, per_sample_weights, include_last_offset, padding_idx)
     ids = indices.detach().numpy().astype(np.int64).reshape(-1)

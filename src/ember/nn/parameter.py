@@ -8,6 +8,7 @@ with `_is_buffer` so that assigning it to a Module attribute registers it.
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..ops._arg_parser_text import need_tensor
 
 
 class Parameter(Tensor):
@@ -18,10 +19,7 @@ class Parameter(Tensor):
             from ..ops.creation import empty
 
             data = empty(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(
-                f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
-            )
+        need_tensor(data, "Parameter", "data", None)
         return Tensor._make_subclass(cls, data, requires_grad)
 
     def __repr__(self) -> str:

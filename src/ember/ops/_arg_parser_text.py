@@ -1,4 +1,8 @@
-"""The words of PyTorch's C++ argument parser when a call fits none of an op's overloads.
+"""The words of PyTorch's C++ argument parser: the checks every op makes of its arguments'
+types, one reader per printed type (`need_tensor`, `need_int`, `need_number`, `need_bool`,
+`need_dtype`: "relu(): argument 'input' (position 1) must be Tensor, not str", a method's
+positions counted after `self`), and the listing it prints when a call fits none of an op's
+overloads.
 
 torch's PythonArgParser prints "received an invalid combination of arguments - got (...),
 but expected one of:" and the printed overloads. The keywords in "got" come out of a
@@ -13,12 +17,17 @@ from __future__ import annotations
 import sys
 import types
 
+import numpy as np
+
 from .. import _dtype as dt
 from .. import _names
 from .._device import device as _device_type
 from .._layout import layout as _layout_type
+from .._tensor import Tensor
 
-__all__ = ["tp_name", "not_tensor", "keyword_order", "invalid_combination"]
+__all__ = ["tp_name", "not_tensor", "wrong_type", "need_tensor", "need_tensors", "need_int",
+           "need_number", "need_bool", "need_dtype", "touch_then_check", "keyword_order",
+           "invalid_combination"]
 
 
 def tp_name(obj) -> str:
@@ -36,8 +45,117 @@ def not_tensor(fname: str, arg: str, pos: int | None, x) -> TypeError:
     """The parser's error for a non-tensor `x` passed for Tensor parameter `arg` of `fname`
     ("relu(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"); a
     keyword-only parameter has no position."""
+    return wrong_type(fname, arg, pos, "Tensor", x)
+
+
+def wrong_type(fname: str, arg: str, pos: int | None, kind: str, x) -> TypeError:
+    """The parser's error for `x` passed for parameter `arg` of printed type `kind`, at
+    printed position `pos` (None: keyword-only, no position)."""
     where = "" if pos is None else f" (position {pos})"
-    return TypeError(f"{fname}(): argument '{arg}'{where} must be Tensor, not {tp_name(x)}")
+    return TypeError(f"{fname}(): argument '{arg}'{where} must be {kind}, not {tp_name(x)}")
+
+
+def _op_is_method(fname: str) -> bool:
+    """Whether the op `fname`, refusing an argument now, runs as a Tensor method: a frame
+    near the refusal runs the copy `as_method` binds onto Tensor, `Tensor.<fname>` (only
+    ops marked `method_aware` have one). Read on the error path only."""
+    frame, qualname = sys._getframe(2), f"Tensor.{fname}"
+    for _ in range(8):
+        if frame is None:
+            return False
+        if frame.f_code.co_qualname == qualname:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _position(fname: str, pos: int | None, method: bool | None) -> int | None:
+    """A parameter's position as the parser prints it: a method's count starts after
+    `self` (`x.mm("s")` names mat2 "position 1", `torch.mm(x, "s")` "position 2")."""
+    if pos is None or pos == 1:
+        return pos
+    if method is None:
+        method = _op_is_method(fname)
+    return pos - 1 if method else pos
+
+
+def need_tensor(x, fname: str, arg: str = "input", pos: int | None = 1, *,
+                method: bool | None = None) -> None:
+    """Raises the parser's TypeError when `x`, passed for the Tensor parameter `arg` of
+    `fname` (at function-form position `pos`; None for keyword-only), is not a tensor.
+    `method`: whether the op runs as a Tensor method (None: found out when refusing).
+    Hot callers test `x.__class__ is not Tensor` first, so a plain tensor costs one
+    compare."""
+    if not isinstance(x, Tensor):
+        raise not_tensor(fname, arg, _position(fname, pos, method), x)
+
+
+def need_tensors(fname: str, *args: tuple, optional: tuple = (),
+                 method: bool | None = None) -> None:
+    """need_tensor for each (name, position, value), in the order the parser reads them;
+    None passes for the names in `optional`."""
+    for name, pos, x in args:
+        if not isinstance(x, Tensor) and not (x is None and name in optional):
+            raise not_tensor(fname, name, _position(fname, pos, method), x)
+
+
+def need_int(x, fname: str, arg: str, pos: int | None = None, *,
+             method: bool | None = None) -> int:
+    """An int argument as the parser reads it: an int (a bool is not one), anything with
+    `__index__` (a NumPy integer, a one-element integer tensor); its TypeError otherwise
+    ("topk(): argument 'k' (position 2) must be int, not float")."""
+    if x.__class__ is int:
+        return x
+    if not isinstance(x, (bool, np.bool_)):
+        index = getattr(type(x), "__index__", None)
+        if index is not None:
+            try:
+                return int(index(x))
+            except TypeError:  # (a tensor of several elements, or of floats)
+                pass
+    raise wrong_type(fname, arg, _position(fname, pos, method), "int", x)
+
+
+def need_number(x, fname: str, arg: str, pos: int | None = None, *,
+                method: bool | None = None):
+    """`x` when the parser takes it for a Number (a Python or NumPy number, a bool, a 0-d
+    tensor); its TypeError otherwise ("full(): argument 'fill_value' (position 2) must be
+    Number, not str")."""
+    if isinstance(x, (int, float, complex, np.number, np.bool_)) or (
+            isinstance(x, Tensor) and x.ndim == 0):
+        return x
+    raise wrong_type(fname, arg, _position(fname, pos, method), "Number", x)
+
+
+def need_bool(x, fname: str, arg: str, pos: int | None = None, *,
+              method: bool | None = None) -> bool:
+    """`x` when it is a bool (the parser takes no int or NumPy bool for one); its TypeError
+    otherwise ("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not
+    str")."""
+    if x.__class__ is bool:
+        return x
+    raise wrong_type(fname, arg, _position(fname, pos, method), "bool", x)
+
+
+def need_dtype(dtype, fname: str):
+    """A `dtype=` argument as the parser reads it: None, a dtype, or the dtype a Python
+    scalar type names (`float` is float64); its TypeError for anything else ("zeros():
+    argument 'dtype' must be torch.dtype, not str")."""
+    if dtype is None or dtype.__class__ is dt.dtype:
+        return dtype
+    d = dt.as_dtype(dtype)
+    if d.__class__ is not dt.dtype:
+        raise wrong_type(fname, "dtype", None, f"{_names.prefix}.dtype", dtype)
+    return d
+
+
+def touch_then_check(x, attr: str, fname: str, arg: str = "input", pos: int | None = 1) -> None:
+    """What torch does with a non-tensor where its Python code calls `x.attr()` before the
+    parser sees it (`mse_loss` reads `target.size()`): Python's own AttributeError (or, for
+    a NumPy array, whose `.size` is an int, "'int' object is not callable")."""
+    if not isinstance(x, Tensor):
+        getattr(x, attr)()
+        raise not_tensor(fname, arg, pos, x)
 
 
 def _libstdcxx_hash(key: str) -> int:
@@ -173,8 +291,6 @@ OPERAND_OVERLOADS: dict[str, str | tuple[str, ...]] = {
 
 
 def _fits(value, kind: str) -> bool:
-    from .._tensor import Tensor
-
     if kind == "Tensor":
         return isinstance(value, Tensor)
     return tp_name(value) in _ACCEPTS.get(kind, ()) or (

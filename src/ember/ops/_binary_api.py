@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._arg_parser_text import OPERAND_OVERLOADS, operand_error, tp_name
+from ._arg_parser_text import OPERAND_OVERLOADS, operand_error
 from ._common import (
     OperandTypeError,
     is_scalar,
@@ -27,12 +27,6 @@ def where_(cond, a, b):
     from .ternary import where
 
     return where(cond, a, b)
-
-
-def need_tensor(x, fname: str, pos: int, argname: str) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not "
-                        f"{tp_name(x)}")
 
 
 def refuse_kinds(d: dt.dtype, kinds, kname: str) -> None:

@@ -134,6 +134,12 @@ def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
     after PyTorch's checks of the input's dims and of those sizes, in its order and words:
     a zero stride, a negative pad, a kernel or stride below one, a pad past half the
     kernel."""
+    fname = f"{kind}_pool{nd}d"
+    for pos, (arg, v) in enumerate((("kernel_size", kernel_size), ("stride", stride),
+                                    ("padding", padding), ("dilation", dilation)), 2):
+        if v.__class__ is not int and v.__class__ is not tuple and not (v is None and
+                                                                     arg == "stride"):
+            int_list((v,), fname, arg, pos, method=False, lone_int=True)  # (its TypeErrors)
     kernel = as_tuple(kernel_size, nd)
     stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
         else as_tuple(stride, nd)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._arg_parser_text import _described as described
-from ._arg_parser_text import invalid_combination, tp_name
+from ._arg_parser_text import invalid_combination, tp_name, wrong_type
 
 
 def _type_name(v) -> str:
@@ -140,7 +140,7 @@ def keyword_list(positional: tuple, kwargs: dict, name: str, arg: str) -> tuple:
         raise TypeError(f"{name}() got an unexpected keyword argument '{other}'")
     value = kwargs[arg]
     if not isinstance(value, (tuple, list)) or value and not _is_index(value[0], bool_ok=False):
-        raise TypeError(f"{name}(): argument '{arg}' must be tuple of ints, not {tp_name(value)}")
+        raise wrong_type(name, arg, None, "tuple of ints", value)
     return (value,)
 
 
@@ -181,13 +181,6 @@ class _Required:
 
 
 REQUIRED = _Required()
-
-
-def need_int(value, fname: str, argname: str, pos: int) -> None:
-    """TypeError, as PyTorch's argument parser gives, for a dim-like argument that is no int."""
-    if not hasattr(value, "__index__"):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not "
-                        f"{type(value).__name__}")
 
 
 def int_args(values: tuple, names: tuple, fname: str, first: int) -> tuple[int, ...]:

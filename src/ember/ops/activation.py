@@ -22,6 +22,7 @@ from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
 from ..native import calls
+from ._arg_parser_text import need_tensor, wrong_type
 from ._common import bounded
 from ._scalar_value import kernel_number, real_operand, scalar_value
 from .activation_backward import (  # noqa: F401  (the derivative kernels: re-exported)
@@ -36,7 +37,6 @@ from .unary import (
     BOOL_K,
     COMPLEX_K,
     INT_K,
-    check_tensor,
     cj,
     defjvp1,
     lowp,
@@ -58,7 +58,7 @@ def _where(cond, a, b):
 
 def _run(prim: Member, input: Tensor, inplace: bool, reject, kname: str, fname="", **params):
     """Check input (named `fname`/the member, `_` in place), dtype; run `prim` (into input)."""
-    check_tensor(input, (fname or prim.name) + "_" * bool(inplace))
+    need_tensor(input, (fname or prim.name) + "_" * bool(inplace))
     if input._dtype._kind in reject:
         raise not_implemented(kname, input._dtype)
     params = {k: real_operand(v, input._dtype) for k, v in params.items()}  # (a complex slope)
@@ -73,8 +73,7 @@ def _number(value, fname: str, argname: str, pos: int) -> None:
     if isinstance(value, (numbers.Number, np.generic)) or (
             isinstance(value, Tensor) and value.numel() == 1):
         return
-    raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not "
-                    f"{type(value).__name__}")
+    raise wrong_type(fname, argname, pos, "Number", value)
 
 
 # --- relu, hardtanh, relu6, threshold (integers allowed) ----------------------------------
@@ -109,7 +108,7 @@ defjvp1(relu_p, lambda t, out, x: threshold_grad(t, out, 0))
 
 
 def _no_bool(x, msg: str, name: str) -> None:
-    check_tensor(x, name)
+    need_tensor(x, name)
     if x._dtype._kind == BOOL_K:
         raise RuntimeError(msg)
 
@@ -209,7 +208,7 @@ def _fits(x: Tensor, *values) -> None:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else `value`."""
-    check_tensor(input, "threshold" + "_" * bool(inplace))
+    need_tensor(input, "threshold" + "_" * bool(inplace))
     d = input._dtype
     # (PyTorch reads the threshold in the type its kernel computes in, float for 16-bit
     # floats, truncated and wrapped for integers; the value in the input's own type)
@@ -230,6 +229,8 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     """x * Phi(x), or its tanh approximation with approximate='tanh'."""
+    if approximate.__class__ is not str:
+        raise wrong_type("gelu", "approximate", None, "str", approximate)
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return _run(gelu_p, input, False, _FLOAT_ONLY, "GeluKernelImpl", approximate=approximate)

@@ -29,6 +29,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
+from ._arg_parser_text import need_tensor, touch_then_check
 from ._common import type_name
 from ._pool_shapes import (
     adaptive_1d_size,
@@ -42,7 +43,6 @@ from .conv import as_channels_last, channels_last_like, conv_p
 from .double_backward import double_backward
 from .nn_ops import keep_channels_last
 from .registry import apply, rename_node, saves
-from .unary import check_tensor, touch_then_check
 
 _LOW = (dt.float16, dt.bfloat16)
 
@@ -135,7 +135,7 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
                 ceil_mode: bool = False, count_include_pad: bool = True,
                 divisor_override=None) -> Tensor:
     if input.__class__ is not Tensor:
-        check_tensor(input, f"avg_pool{nd}d")
+        need_tensor(input, f"avg_pool{nd}d")
     kernel, stride, padding, _ = window_args("avg", nd, input, kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -272,7 +272,7 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
 def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
     if input.__class__ is not Tensor:  # (torch's Python reads input.size() for 2-d and up)
         touch_then_check(input, "size", f"adaptive_avg_pool{nd}d") if nd > 1 else \
-            check_tensor(input, "adaptive_avg_pool1d")
+            need_tensor(input, "adaptive_avg_pool1d")
     if nd == 1:
         sizes = (adaptive_1d_size("avg", input, output_size),)
     else:

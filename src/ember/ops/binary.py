@@ -21,7 +21,7 @@ from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from ..native import calls
 from . import _multiply_add as multiply_add
-from ._arg_parser_text import method_aware, operand_error, tp_name
+from ._arg_parser_text import method_aware, need_number, need_tensor, operand_error
 from ._common import (
     OperandTypeError,
     binary_operands,
@@ -286,6 +286,8 @@ def _number_pair(input, other) -> Tensor | None:
 @method_aware
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """input + alpha * other, with broadcasting and type promotion."""
+    if alpha.__class__ is not int and alpha.__class__ is not float:
+        need_number(alpha, "add", "alpha")
     if (input.__class__ in _SPARSE or other.__class__ in _SPARSE) and out is None:
         return _sparse_form("add", input, other, alpha)
     try:
@@ -316,16 +318,11 @@ def _sub_bool_check(input, other) -> None:
         )
 
 
-def need_tensor(x, fname: str, pos: int = 1, argname: str = "input") -> None:
-    """PyTorch's TypeError for a number where its signature wants a Tensor."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not "
-                        f"{tp_name(x)}")
-
-
 @method_aware
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """input - alpha * other; bool operands are refused, as in PyTorch."""
+    if alpha.__class__ is not int and alpha.__class__ is not float:
+        need_number(alpha, "sub", "alpha")
     if (input.__class__ in _SPARSE or other.__class__ in _SPARSE) and out is None:
         return _sparse_form("sub", input, other, alpha)
     try:
@@ -500,6 +497,9 @@ def int_zero_check(b, d: dt.dtype, a=None) -> None:
 @method_aware
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     """input / other: true division, or rounded with rounding_mode 'trunc' / 'floor'."""
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise operand_error("div", (input, other), {"rounding_mode": rounding_mode, "out": out},
+                            "div_rounded")
     if (input.__class__ in _SPARSE or other.__class__ in _SPARSE) and out is None:
         return _sparse_form("div", input, other, rounding_mode=rounding_mode)
     try:

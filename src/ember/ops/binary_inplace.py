@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
-from ._arg_parser_text import operand_error
+from ._arg_parser_text import need_number, operand_error
 from ._common import OperandTypeError, fit_scalar, is_scalar, type_name
 from .binary import (
     _LOW16,
@@ -90,6 +90,8 @@ def inplace_shape_check(self: Tensor, other, name: str) -> None:
 
 
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
+    if alpha.__class__ is not int and alpha.__class__ is not float:
+        need_number(alpha, "add_", "alpha")
     try:
         if other.__class__ is SparseTensor and not self.is_sparse:  # (a sparse gradient's step)
             return _add_sparse_into(self, other, alpha)
@@ -178,6 +180,8 @@ def _add_sparse_fused(self: Tensor, other: Tensor, values: Tensor, alpha) -> Ten
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
+    if alpha.__class__ is not int and alpha.__class__ is not float:
+        need_number(alpha, "sub_", "alpha")
     if not isinstance(other, Tensor) and not is_scalar(other):  # (checked before dtypes)
         raise operand_error("sub_", (self, other), method=True)
     if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
@@ -209,6 +213,9 @@ def mul_(self: Tensor, other) -> Tensor:
 
 
 def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise operand_error("div_", (self, other), {"rounding_mode": rounding_mode},
+                            "div_rounded", method=True)
     try:
         inplace_shape_check(self, other, "div")
         if rounding_mode is None:

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._binary_api import need_tensor, op_pair, refuse_kinds, where_
+from ._arg_parser_text import need_tensor
+from ._binary_api import op_pair, refuse_kinds, where_
 from ._common import (
     binary_operands,
     to_float,
@@ -116,7 +117,7 @@ _fmod, fmod_ = op_pair(binary_p, _modulo_operands("fmod_cpu"),
 
 def fmod(input: Tensor, other, *, out=None) -> Tensor:
     """C's fmod: the result has the sign of `input`."""
-    need_tensor(input, "fmod", 1, "input")
+    need_tensor(input, "fmod", "input", 1)
     return _fmod(input, other, out=out)
 
 
@@ -140,16 +141,16 @@ defjvp(hypot_fn, lambda primals, tangents, out: shaped(tangent_sum(
 
 
 def _atan2_operands(input, other):
-    need_tensor(input, "atan2", 1, "input")
-    need_tensor(other, "atan2", 2, "other")
+    need_tensor(input, "atan2", "input", 1)
+    need_tensor(other, "atan2", "other", 2)
     a, b, d = binary_operands(input, other)
     refuse_kinds(d, (3,), "atan2_cpu")
     return to_float(a), to_float(b)
 
 
 def _hypot_operands(input, other):
-    need_tensor(input, "hypot", 1, "input")
-    need_tensor(other, "hypot", 2, "other")
+    need_tensor(input, "hypot", "input", 1)
+    need_tensor(other, "hypot", "other", 2)
     a, b, d = binary_operands(input, other)
     refuse_kinds(d, (0, 1, 3), "hypot_cpu")
     return a, b
@@ -227,8 +228,8 @@ fmin_fn = _extreme("fmin", np.fmin, False, True)
 
 def _extreme_operands(name: str):
     def prepare(input, other):
-        need_tensor(input, name, 1, "input")
-        need_tensor(other, name, 2, "other")
+        need_tensor(input, name, "input", 1)
+        need_tensor(other, name, "other", 2)
         a, b, d = binary_operands(input, other)
         if d.is_complex:
             raise RuntimeError(f"{name} not implemented for complex tensors.")
@@ -282,8 +283,8 @@ COMPARISONS["isclose"] = _isclose_kernel  # a relation of the `compare` primitiv
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (and equal infinities)."""
-    need_tensor(input, "isclose", 1, "input")
-    need_tensor(other, "isclose", 2, "other")
+    need_tensor(input, "isclose", "input", 1)
+    need_tensor(other, "isclose", "other", 2)
     if input._dtype is not other._dtype:
         raise RuntimeError(f"{type_name(input._dtype)} did not match {type_name(other._dtype)}")
     # (the bound is printed as C++ streams a double, like %g: -1.0 reads "-1")
@@ -302,15 +303,15 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when every element of `input` is close to `other` (see `isclose`)."""
-    need_tensor(input, "allclose", 1, "input")
-    need_tensor(other, "allclose", 2, "other")
+    need_tensor(input, "allclose", "input", 1)
+    need_tensor(other, "allclose", "other", 2)
     return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and the same values (NaN is never equal)."""
-    need_tensor(input, "equal", 1, "input")
-    need_tensor(other, "equal", 2, "other")
+    need_tensor(input, "equal", "input", 1)
+    need_tensor(other, "equal", "other", 2)
     if input._shape != other._shape:
         return False
     a, b, _ = binary_operands(input, other)

@@ -25,6 +25,7 @@ from .._core import derivative_not_implemented
 from .._tensor import Tensor
 from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes
+from ._arg_parser_text import need_tensors
 from ._common import type_name
 from ._rng_kernels import DoublesAhead
 from .random_ops import _gen, sample_p
@@ -157,10 +158,7 @@ derivative_not_implemented(BINOMIAL, "binomial", (True, True))
 
 
 def _check_args(count, prob, generator) -> None:
-    for name, pos, t in (("count", 1, count), ("prob", 2, prob)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"binomial(): argument '{name}' (position {pos}) must be Tensor, "
-                            f"not {type(t).__name__}")
+    need_tensors("binomial", ("count", 1, count), ("prob", 2, prob))
     for name, t in (("count", count), ("prob", prob)):
         if not t._dtype.is_floating_point:
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "

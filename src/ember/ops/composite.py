@@ -15,7 +15,13 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..amp.autocast_mode import autocast_op
-from ._arg_parser_text import invalid_combination, tp_name
+from ._arg_parser_text import (
+    invalid_combination,
+    need_int,
+    need_tensor,
+    need_tensors,
+    wrong_type,
+)
 from ._batching import front
 from ._common import type_name
 from .creation import _place, arange, tensor, zeros
@@ -38,10 +44,9 @@ def _diff_arg_types(n, dim, prepend, append) -> None:
 
     for name, v in (("n", n), ("dim", dim)):
         if not _is_int_arg(v):
-            raise TypeError(f"diff(): argument '{name}' must be int, not {tp_name(v)}")
-    for name, v in (("prepend", prepend), ("append", append)):
-        if v is not None and not isinstance(v, Tensor):
-            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {tp_name(v)}")
+            raise wrong_type("diff", name, None, "int", v)
+    need_tensors("diff", ("prepend", None, prepend), ("append", None, append),
+                 optional=("prepend", "append"))
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
@@ -361,6 +366,9 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
 
 
 def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype, device) -> Tensor:
+    name = "tril_indices" if lower else "triu_indices"
+    row, col = need_int(row, name, "row", 1), need_int(col, name, "col", 2)
+    offset = need_int(offset, name, "offset", 3)
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
@@ -487,8 +495,7 @@ def _float_p(fname: str, p, pos: int) -> float:
     if isinstance(p, Tensor):
         p = p.item()
     if not isinstance(p, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{fname}(): argument 'p' (position {pos}) must be float, not "
-                        f"{tp_name(p)}")
+        raise wrong_type(fname, "p", pos, "float", p)
     return float(p)
 
 
@@ -503,6 +510,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     """p-norm distances between each row of `x1` and each row of `x2` (batched). For p=2
     with compute_mode 'use_mm_for_euclid_dist', or by default when either input has more
     than 25 rows, PyTorch (and so ember) computes through a matmul (`_euclidean_dist`)."""
+    need_tensors("cdist", ("x1", 1, x1), ("x2", 2, x2))
     p = _float_p("cdist", p, 3)
     mode = _CDIST_MODES.get(compute_mode)
     if mode is None:
@@ -541,9 +549,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     order of the pairs: N (N - 1) / 2 values. Through vector_norm, whose gradient is 0 where
     a distance is 0, as PyTorch's pdist's is."""
     from .stats import vector_norm
-    from .unary import check_tensor
 
-    check_tensor(input, "pdist")
+    need_tensor(input, "pdist")
     p = _float_p("pdist", p, 2)
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
@@ -580,10 +587,7 @@ _PART_DTYPES = (dt.float16, dt.float32, dt.float64)
 
 def _check_parts(fname: str, first, second, names: tuple[str, str]) -> None:
     """complex()'s and polar()'s checks of their two operands, in PyTorch's order and words."""
-    for pos, (name, t) in enumerate(zip(names, (first, second)), 1):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, "
-                            f"not {type(t).__name__}")
+    need_tensors(fname, (names[0], 1, first), (names[1], 2, second))
     if first.dtype not in _PART_DTYPES or second.dtype not in _PART_DTYPES:
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
                            f"{type_name(first.dtype)} and {type_name(second.dtype)}")
@@ -592,20 +596,22 @@ def _check_parts(fname: str, first, second, names: tuple[str, str]) -> None:
                            f"scalar type {type_name(second.dtype)} for second argument")
 
 
-def _from_parts(real: Tensor, imag: Tensor) -> Tensor:
+def _from_parts(real: Tensor, imag: Tensor, operands: tuple) -> Tensor:
+    """The complex tensor of parts `real` and `imag`, laid out as PyTorch's one kernel lays
+    out a pointwise result of `operands` (the op's own arguments)."""
     from .dtype_views import view_as_complex
-    from .join import broadcast_tensors, stack
+    from .join import broadcast_tensors, stack_pointwise
 
     part = dt.float64 if real.dtype is dt.float64 else dt.float32
     # (built from its parts: `real + imag * 1j` would make nan + nanj of 0 + nanj)
     re, im = broadcast_tensors(real.to(part), imag.to(part))
-    return view_as_complex(stack([re, im], -1))
+    return view_as_complex(stack_pointwise([re, im], operands))
 
 
 def complex(real: Tensor, imag: Tensor) -> Tensor:
     """real + i * imag, for float16 / float32 / float64 inputs of the same dtype."""
     _check_parts("complex", real, imag, ("real", "imag"))
-    out = _from_parts(real, imag)
+    out = _from_parts(real, imag, (real, imag))
     if out.grad_fn is not None:
         rename_node(out.grad_fn, "ComplexBackward0")  # (PyTorch's one kernel for the op)
     return out
@@ -625,7 +631,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
         size = abs.abs()
         zero = (size.detach() - size).masked_fill(size.isinf(), 0.0)
         radius = abs.detach() - zero
-    out = _from_parts(radius * angle.cos(), radius * angle.sin())
+    out = _from_parts(radius * angle.cos(), radius * angle.sin(), (abs, angle))
     if out.grad_fn is not None:
         rename_node(out.grad_fn, "PolarBackward0")
     return out

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._arg_parser_text import operand_error, tp_name
+from ._arg_parser_text import need_tensors, operand_error
 from ._common import type_name, write_out
 from .registry import rename_node, saves
 
@@ -22,10 +22,7 @@ def _floating(x: Tensor) -> Tensor:
 
 
 def _tensors(name: str, **args) -> None:
-    for arg, (pos, v) in args.items():
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
-                            f"{tp_name(v)}")
+    need_tensors(name, *((arg, pos, v) for arg, (pos, v) in args.items()))
 
 
 def _common_floating(name: str, a, b) -> dt.dtype:

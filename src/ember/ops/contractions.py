@@ -7,15 +7,17 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ._arg_parser_text import method_aware, need_tensors
 from ._common import type_name, write_out
 from .matmul import mm
-from .matmul_checks import need_tensors
+from .matmul_checks import need_operands
 from .movement import unsafe_view
 
 
+@method_aware
 def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     """Outer product of two vectors (dtypes promote, as for `mul`)."""
-    need_tensors(input, vec2, "outer")
+    need_operands(input, vec2, "outer")
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
@@ -23,9 +25,10 @@ def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     return write_out(input.view(-1, 1) * vec2, out)
 
 
+@method_aware
 def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Sum over the last dims of both; a plain product when either is 0-d."""
-    need_tensors(input, other, "inner")
+    need_operands(input, other, "inner")
     if input.ndim == 0 or other.ndim == 0:
         return write_out(input * other, out)
     if input._shape[-1] != other._shape[-1]:
@@ -98,10 +101,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
 
 def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Kronecker product; the operand with fewer dims is padded with leading 1s."""
-    for pos, (arg, v) in enumerate((("input", input), ("other", other)), 1):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"kron(): argument '{arg}' (position {pos}) must be Tensor, not "
-                            f"{type(v).__name__}")
+    need_tensors("kron", ("input", 1, input), ("other", 2, other))
     nd = max(input.ndim, other.ndim)
     sa = (1,) * (nd - input.ndim) + tuple(input._shape)
     sb = (1,) * (nd - other.ndim) + tuple(other._shape)

@@ -12,6 +12,7 @@ from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
+from ._arg_parser_text import not_tensor
 from ._common import same_meta
 from ._float8 import to_float8
 from .fill import fill_p
@@ -372,8 +373,11 @@ deflinear(COPY)
 
 
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
-    """Write `src` (broadcast, cast, from any device) into `self`."""
+    """Write `src` (broadcast, cast, from any device) into `self`; a number is taken as a
+    0-d tensor (PyTorch's hidden overload), anything else refused as its parser does."""
     if not isinstance(src, Tensor):
+        if not isinstance(src, (int, float, complex, np.number, np.bool_)):
+            raise not_tensor("copy_", "other", 1, src)  # (a method only: `self` uncounted)
         from .creation import tensor
 
         src = tensor(src)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
-from ._arg_parser_text import tp_name
+from ._arg_parser_text import need_tensor, need_tensors, wrong_type
 from ._common import type_name
 from .composite import complex as _complex
 
@@ -43,16 +43,13 @@ def _warn_cov_dof() -> None:
 def _cov_arg_types(input, correction, fweights, aweights) -> None:
     """PyTorch's parser words for cov's arguments: correction an int (no bool or float), the
     weights tensors (a list or an ndarray is refused, not converted)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"cov(): argument 'input' (position 1) must be Tensor, not "
-                        f"{tp_name(input)}")
+    need_tensor(input, "cov")
     if isinstance(correction, bool) or not (hasattr(correction, "__index__") or (
             isinstance(correction, Tensor) and correction.numel() == 1
             and correction._dtype._kind == 1)):
-        raise TypeError(f"cov(): argument 'correction' must be int, not {tp_name(correction)}")
-    for kind, wt in (("fweights", fweights), ("aweights", aweights)):
-        if wt is not None and not isinstance(wt, Tensor):
-            raise TypeError(f"cov(): argument '{kind}' must be Tensor, not {tp_name(wt)}")
+        raise wrong_type("cov", "correction", None, "int", correction)
+    need_tensors("cov", ("fweights", None, fweights), ("aweights", None, aweights),
+                 optional=("fweights", "aweights"))
 
 
 def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:

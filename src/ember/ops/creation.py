@@ -16,6 +16,7 @@ from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._user_warnings import user_stacklevel
 from .._view import contiguous_strides, numel, storage_extent
+from ._arg_parser_text import need_dtype, need_number
 from ._nested_data import (
     data_shape,
     infer_dtype,
@@ -158,14 +159,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning,
                       stacklevel=user_stacklevel())
-    return _finish(from_data(data, dt.as_dtype(dtype), device, copy=True), requires_grad)
+    return _finish(from_data(data, need_dtype(dtype, "tensor"), device, copy=True),
+                   requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like `tensor`, but shares memory with a tensor or NumPy array when it can."""
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if (dtype or device) else data
-    return from_data(data, dt.as_dtype(dtype), device, copy=False)
+    return from_data(data, need_dtype(dtype, "as_tensor"), device, copy=False)
 
 
 _ASARRAY_WARNED = []
@@ -175,7 +177,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
     """`obj` as a tensor, sharing its memory unless `copy` or a dtype / device change asks
     otherwise: a tensor, a NumPy array or scalar, a buffer (read as `dtype`, the default dtype
     when none is given) or DLPack exporter; any other data is read as `tensor` reads it."""
-    dtype = dt.as_dtype(dtype)
+    dtype = need_dtype(dtype, "asarray")
     t = obj if isinstance(obj, Tensor) else None
     grad = requires_grad if requires_grad is not None else (t is not None and t.requires_grad)
     if grad and requires_grad is None and not _ASARRAY_WARNED:
@@ -196,7 +198,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
     elif t is None and hasattr(obj, "__dlpack__"):
         t = from_dlpack(obj)
     elif t is None and _has_buffer(obj):
-        t = frombuffer(obj, dtype=_dtype_or_default(dtype))
+        t = frombuffer(obj, dtype=_dtype_or_default(dtype, "asarray"))
     if t is None:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")
@@ -345,7 +347,7 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=Fal
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning,
                       stacklevel=user_stacklevel())
-    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    d = self._dtype if dtype is None else need_dtype(dtype, "new_tensor")
     t = from_data(data, d, self.device if device is None else device, copy=True)
     return _finish(t, requires_grad)
 
@@ -367,7 +369,8 @@ def _new_filled(fill, name: str):
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None,
              requires_grad=False) -> Tensor:
-    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    need_number(fill_value, "new_full", "fill_value", 3, method=True)
+    d = self._dtype if dtype is None else need_dtype(dtype, "new_full")
     return _new(self, _sizes((size,), "full"), _fill_value(fill_value, d), d, device,
                 requires_grad)
 

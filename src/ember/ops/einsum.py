@@ -19,6 +19,7 @@ from collections import namedtuple
 
 from .._tensor import Tensor
 from ..backends import opt_einsum
+from ._arg_parser_text import wrong_type
 from ._common import type_name
 from .registry import bind
 from .views import permute as _V_PERMUTE
@@ -66,8 +67,7 @@ def _parse_args(args) -> tuple[str, list]:
     if len(ops) == 1 and isinstance(ops[0], (list, tuple)):  # the older one-list spelling
         return _parse_args((eq, *ops[0]))
     if not isinstance(eq, str):
-        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
-                        f"{type(eq).__name__}")
+        raise wrong_type("einsum", "equation", 1, "str", eq)
     return eq, ops
 
 

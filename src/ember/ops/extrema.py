@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ._arg_parser_text import method_aware, need_int
 from ._batching import front
 from ._common import along, type_name, write_exact, write_out
 from ._out_checks import _exact_namedtuple, check_same_as_input
@@ -45,7 +46,7 @@ from .registry import (
     defvjp,
     keep_given,
     nondifferentiable,
-    rename_node,
+    shows,
 )
 
 
@@ -164,8 +165,8 @@ defbatch(argextremum_p, _argextremum_batch)
 
 def _arg(largest: bool, name: str):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
-        if isinstance(dim, (tuple, list)):
-            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        if dim is not None and dim.__class__ is not int:
+            dim = need_int(dim, name, "dim", 2)
         if input._dtype is dt.bool_:
             raise RuntimeError(f"{name}(): does not support bool input")
         no_complex(input, name)
@@ -175,7 +176,7 @@ def _arg(largest: bool, name: str):
 
     op.__name__ = name
     op.__doc__ = f"Index of the {name[3:]} value over `dim` (of the flattened input if None)."
-    return op
+    return method_aware(op)
 
 
 argmax = _arg(True, "argmax")
@@ -263,8 +264,7 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
     lo = apply(reduce_p, input, fn=AMIN, dims=dims, keepdim=keepdim)
     hi = apply(reduce_p, input, fn=AMAX, dims=dims, keepdim=keepdim)
     for part in (lo, hi):  # (two nodes here; PyTorch's one kernel's node is AminmaxBackward0)
-        if part._grad_fn is not None:
-            rename_node(part._grad_fn, "AminmaxBackward0")
+        shows(part, "AminmaxBackward0", dim=dim, keepdim=keepdim, max=hi, min=lo, self=input)
     return _exact_namedtuple(aminmax_result, (lo, hi), out)
 
 

@@ -20,7 +20,13 @@ from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._user_warnings import user_stacklevel
 from .._view import contiguous_strides, like_strides, storage_extent
-from ._arg_parser_text import invalid_combination, tp_name
+from ._arg_parser_text import (
+    invalid_combination,
+    need_dtype,
+    need_int,
+    need_number,
+    wrong_type,
+)
 from ._batching import front
 from ._scalar_value import kernel_number
 from ._scalar_value import scalar_value as _fill_value
@@ -131,8 +137,8 @@ def _filled(size, value, dtype, device, requires_grad) -> Tensor:
                    requires_grad)
 
 
-def _dtype_or_default(dtype) -> dt.dtype:
-    return dt.get_default_dtype() if dtype is None else dt.as_dtype(dtype)
+def _dtype_or_default(dtype, fname: str) -> dt.dtype:
+    return dt.get_default_dtype() if dtype is None else need_dtype(dtype, fname)
 
 
 def _refuse_pinned(pin_memory: bool, device) -> None:
@@ -148,14 +154,14 @@ def _refuse_pinned(pin_memory: bool, device) -> None:
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False) -> Tensor:
     _refuse_pinned(pin_memory, device)
-    d = _dtype_or_default(dtype)
+    d = _dtype_or_default(dtype, "zeros")
     return _out(_filled(_sizes(sizes, "zeros", size), 0, d, device, requires_grad), out)
 
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     _refuse_pinned(pin_memory, device)
-    d = _dtype_or_default(dtype)
+    d = _dtype_or_default(dtype, "ones")
     return _out(_filled(_sizes(sizes, "ones", size), 1, d, device, requires_grad), out)
 
 
@@ -163,7 +169,7 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=None) -> Tensor:
     _refuse_pinned(pin_memory, device)
     shape = _sizes(sizes, "empty", size)
-    d = _dtype_or_default(dtype)
+    d = _dtype_or_default(dtype, "empty")
     name = getattr(memory_format, "name", "contiguous_format")
     if name == "preserve_format":  # (there is no tensor whose layout it could preserve)
         raise RuntimeError("unsupported memory format Preserve")
@@ -175,6 +181,7 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
+    need_number(fill_value, "full", "fill_value", 2)
     if dtype is None:
         dtype = dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
                                 else dt.py_number(fill_value))
@@ -193,7 +200,7 @@ def _out(t: Tensor, out):
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False) -> Tensor:
     _refuse_pinned(pin_memory, device)
-    dtype = _dtype_or_default(dtype)
+    dtype = _dtype_or_default(dtype, "empty_strided")
     size, stride = tuple(size), tuple(stride)
     dev = as_device(device)
     n = storage_extent(size, stride, 0)
@@ -224,8 +231,7 @@ def scalar_tensor_api(value, *, dtype=None, device=None, requires_grad=False) ->
     if isinstance(value, Tensor) and value._shape == ():
         value = value.item()
     elif not isinstance(value, numbers.Number) or isinstance(value, Tensor):
-        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not "
-                        f"{type(value).__name__}")
+        raise wrong_type("scalar_tensor", "s", 1, "Number", value)
     d = dt.get_default_dtype() if dtype is None else dtype
     return _filled((), _fill_value(value, d), d, device, requires_grad)
 
@@ -301,7 +307,7 @@ def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
 def _like(fill):
     def like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None) -> Tensor:
-        d = input._dtype if dtype is None else dtype
+        d = input._dtype if dtype is None else need_dtype(dtype, like.__name__)
         return _filled_like(input, fill, d, device, requires_grad, memory_format)
 
     like.__name__ = {0: "zeros_like", 1: "ones_like", None: "empty_like"}[fill]
@@ -318,7 +324,8 @@ empty_like = _like(None)
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None) -> Tensor:
     """A tensor shaped like `input` filled with `fill_value` (in `input`'s dtype by default)."""
-    d = input._dtype if dtype is None else dtype
+    need_number(fill_value, "full_like", "fill_value", 2)
+    d = input._dtype if dtype is None else need_dtype(dtype, "full_like")
     return _filled_like(input, _fill_value(fill_value, d), d, device, requires_grad,
                         memory_format)
 
@@ -345,8 +352,7 @@ def _check_arange(start, end, step, dtype) -> None:
     if all(_is_number(b) for b in bounds) and (dtype is None or isinstance(dtype, dt.dtype)):
         return
     if len(bounds) == 1 and dtype is None:
-        raise TypeError(f"arange(): argument 'end' (position 1) must be Number, not "
-                        f"{tp_name(start)}")
+        raise wrong_type("arange", "end", 1, "Number", start)
     raise invalid_combination("arange", _ARANGE_OVERLOADS, bounds,
                               {} if dtype is None else {"dtype": dtype})
 
@@ -439,11 +445,11 @@ def _spaced_dtype(name: str, start, end, dtype) -> dt.dtype:
     which a real `dtype` may not narrow (PyTorch refuses it rather than drop the imaginary
     parts)."""
     if not (isinstance(start, complex) or isinstance(end, complex)):
-        return _dtype_or_default(dtype)
+        return _dtype_or_default(dtype, name)
     inferred = dt.default_complex()
     if dtype is None:
         return inferred
-    d = dt.as_dtype(dtype)
+    d = need_dtype(dtype, name)
     if not d.is_complex:
         raise RuntimeError(
             f"torch.{name}(): inferred dtype {dt.CPP_TYPE_NAMES[inferred.name]} can't be safely "
@@ -490,10 +496,11 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
 
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
-    m = n if m is None else m
+    n = need_int(n, "eye", "n", 1)
+    m = n if m is None else need_int(m, "eye", "m", 2)
     if n < 0 or m < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {min(n, m)}")
-    d = _dtype_or_default(dtype)
+    d = _dtype_or_default(dtype, "eye")
     if as_device(device).type == "meta":
         return _finish(_meta((n, m), d), requires_grad)
     return _out(_place(np.eye(n, m, dtype=d.np), d, device, requires_grad), out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from . import index_checks as checks
+from ._arg_parser_text import method_aware
 from .index import index_p
 from .index_key import TENSOR_SLOT
 from .index_ops import index_copy_p
@@ -16,6 +17,7 @@ from .registry import apply, shows
 from .ternary import where
 
 
+@method_aware
 def take(input: Tensor, index: Tensor) -> Tensor:
     """`input` read as 1-D at `index` (result has index's shape)."""
     checks.take(input, index)

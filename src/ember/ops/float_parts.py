@@ -16,7 +16,8 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes
-from ._binary_api import need_tensor, op_pair
+from ._arg_parser_text import need_tensor
+from ._binary_api import op_pair
 from ._common import binary_operands, same_meta, type_name
 from ._out_checks import check_frexp_out
 from ._pointwise import shaped, tangent_sum
@@ -59,7 +60,7 @@ frexp_result = return_type("frexp", ["mantissa", "exponent"])
 
 def frexp(input: Tensor, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2**exponent; exponent is int32."""
-    need_tensor(input, "frexp", 1, "input")
+    need_tensor(input, "frexp", "input", 1)
     if not input._dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     if out is not None:
@@ -111,8 +112,8 @@ def _resize_warning(input: Tensor, shape: tuple) -> None:
 
 
 def _ldexp_operands(input, other):
-    need_tensor(input, "ldexp", 1, "input")
-    need_tensor(other, "ldexp", 2, "other")
+    need_tensor(input, "ldexp", "input", 1)
+    need_tensor(other, "ldexp", "other", 2)
     if input._dtype.is_floating_point and other._dtype._kind < 2:
         if other._dtype is dt.bool_:
             raise not_implemented("ldexp_cpu_exp", other._dtype)
@@ -137,7 +138,7 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 def ldexp_(self: Tensor, other: Tensor) -> Tensor:
     """In-place `ldexp` (the result must fit `self`'s floating dtype)."""
-    need_tensor(self, "ldexp_", 1, "input")
+    need_tensor(self, "ldexp_", "input", 1)
     if self._dtype._kind < 2:
         raise RuntimeError(f"ldexp can't be cast to the desired output type "
                            f"{type_name(self._dtype)}")
@@ -179,8 +180,8 @@ defjvp(nextafter_fn, lambda primals, tangents, out: shaped(tangent_sum(
 
 
 def _nextafter_operands(input, other):
-    need_tensor(input, "nextafter", 1, "input")
-    need_tensor(other, "nextafter", 2, "other")
+    need_tensor(input, "nextafter", "input", 1)
+    need_tensor(other, "nextafter", "other", 2)
     a, b, d = binary_operands(input, other)
     if not d.is_floating_point:
         raise not_implemented("nextafter_cpu", d)

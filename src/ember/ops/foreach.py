@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._tensor import Tensor
-from ._arg_parser_text import invalid_combination
+from ._arg_parser_text import invalid_combination, wrong_type
 from ._common import is_scalar, type_name
 from .binary_math import maximum_, minimum_
 from .foreach_graph import list_node, node_name, rename_inplace, wants_graph
@@ -340,8 +340,7 @@ def _foreach_norm(self, ord=2, dtype=None):
     """The vector norm of each tensor (all its elements), a 0-dim tensor each."""
     tensors = _tensor_list("_foreach_norm", self)
     if not is_scalar(ord):
-        raise TypeError(f"_foreach_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{type(ord).__name__}")
+        raise wrong_type("_foreach_norm", "ord", 2, "Number", ord)
     if dtype is not None and not isinstance(dtype, type(tensors[0].dtype)):
         raise TypeError(f"_foreach_norm(): argument 'dtype' (position 3) must be torch.dtype, "
                         f"not {type(dtype).__name__}")

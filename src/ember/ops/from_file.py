@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ._arg_parser_text import wrong_type
 from .creation import from_numpy
 
 
@@ -55,8 +56,7 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
     `filename`. With `shared`, the tensor is a map of the file: writes through it reach the
     file (created, `size` elements of zeros, when missing); otherwise it is a private copy."""
     if not isinstance(filename, str):
-        raise TypeError("from_file(): argument 'filename' (position 1) must be str, not "
-                        f"{type(filename).__name__}")
+        raise wrong_type("from_file", "filename", 1, "str", filename)
     d = dt.get_default_dtype() if dtype is None else dtype
     nbytes = int(size) * d.itemsize
     if nbytes < 0:

@@ -6,7 +6,7 @@ first argument is a Tensor)."""
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ._arg_parser_text import invalid_combination
+from ._arg_parser_text import invalid_combination, need_tensor
 from ._common import is_scalar
 
 # name -> (positional parameters after `input`, the printed overloads when there are
@@ -43,10 +43,7 @@ def _form(name: str, params: tuple[str, ...], overloads: tuple[str, ...]):
                 raise invalid_combination(name, overloads, args, kwargs, {"Number": ()})
         else:
             _positional_count(name, 1 + len(params), len(args))
-            if not args or not isinstance(args[0], Tensor):
-                got = type(args[0]).__name__ if args else "NoneType"
-                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
-                                f"not {got}")
+            need_tensor(args[0] if args else None, name)
         if overloads and not all(isinstance(v, Tensor) or is_scalar(v)
                                  for v in (*args[1:], *kwargs.values())):
             raise invalid_combination(name, overloads, args, kwargs, {"Number": ()})

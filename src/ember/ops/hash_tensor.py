@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ._arg_parser_text import not_tensor, tp_name
+from ._arg_parser_text import not_tensor, wrong_type
 from ._common import type_name, write_exact
 from .reduce import norm_dims, reduce_p, reduced_shape, reduction
 from .registry import apply, nondifferentiable
@@ -46,7 +46,7 @@ def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0
     if not isinstance(input, Tensor):
         raise not_tensor("hash_tensor", "input", 1, input)
     if keepdim.__class__ is not bool:
-        raise TypeError(f"hash_tensor(): argument 'keepdim' must be bool, not {tp_name(keepdim)}")
+        raise wrong_type("hash_tensor", "keepdim", None, "bool", keepdim)
     if mode != 0:
         raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
     given = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)

@@ -17,6 +17,7 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
+from ._arg_parser_text import method_aware, need_int, need_tensor
 from ._batching import batch_size, front, loop, pad_front
 from ._common import (
     has_values,
@@ -631,8 +632,7 @@ def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=No
     """PyTorch's checks on a gather / scatter index, in its order: dtype, rank and sizes
     (none of them for an empty index), then bounds. Every scatter variant's messages say
     'scatter'."""
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    need_tensor(index, name, "index", 3)
     gathering = name == "gather"
     if index.numel() == 0:
         return
@@ -674,9 +674,12 @@ def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=No
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
 
 
+@method_aware
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
            out=None) -> Tensor:
     """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0): values picked along `dim`."""
+    if dim.__class__ is not int:
+        dim = need_int(dim, "gather", "dim", 2)
     d = wrap_dim(dim, max(input.ndim, 1))
     check_gather_index("gather", input, d, index)
     r = _gather(input, index, d)

@@ -16,6 +16,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import wrap_dim
+from ._arg_parser_text import need_int, need_tensor
 from ._common import checked_type_name, type_name
 
 _INT_INDEX = (dt.int64, dt.int32)
@@ -38,8 +39,9 @@ def first_outside(index: Tensor, lo: int, hi: int) -> int | None:
 
 
 def _require_tensor(name: str, index) -> None:
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    """The parser's TypeError for an index that is not a tensor: these ops' third
+    parameter (`x.index_select(0, "a")` names it "position 2")."""
+    need_tensor(index, name, "index", 3)
 
 
 def _dims(shape) -> str:
@@ -49,6 +51,8 @@ def _dims(shape) -> str:
 # --- index_select (and embedding, which is index_select along 0) ------------------------------
 
 def index_select(x: Tensor, dim: int, index: Tensor) -> int:
+    if dim.__class__ is not int:
+        dim = need_int(dim, "index_select", "dim", 2)
     _require_tensor("index_select", index)
     d = wrap_dim(dim, max(x.ndim, 1))
     n = index.numel()
@@ -268,8 +272,8 @@ def _kernel_bounds(name: str, x: Tensor, d: int, index: Tensor, *, negative_ok: 
 # --- take / put_ --------------------------------------------------------------------------------
 
 def _long_index(name: str, index) -> None:
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    # (put_ is a method only: "position 1")
+    need_tensor(index, name, "index", 2, method=True if name.endswith("_") else None)
     if index._dtype is not dt.int64:
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
                            f"{type_name(index._dtype)}")

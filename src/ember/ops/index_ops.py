@@ -21,6 +21,7 @@ from .._user_warnings import warn_at_user
 from .._view import wrap_dim
 from ..amp.autocast_mode import autocast_op
 from . import index_checks as checks
+from ._arg_parser_text import method_aware, need_tensor, wrong_type
 from ._batching import batch_size, front, loop, pad_front
 from ._common import (
     preserve_copy,
@@ -102,7 +103,7 @@ def _fill_value(value, d: dt.dtype, name: str):
         return value if value._dtype is d else value.to(d)
     value = dt.py_number(value)  # (a NumPy scalar is the number the parser reads)
     if not isinstance(value, numbers.Number):
-        raise TypeError(f"{name}(): argument 'value' must be Number, not {type(value).__name__}")
+        raise wrong_type(name, "value", None, "Number", value)
     if name == "index_fill_" and isinstance(value, complex) and not d.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
                            "supported")
@@ -122,6 +123,7 @@ def index_add_zeros(shape, dim, idx, src):
     return apply(index_copy_p, base, idx, src, dim=dim, accumulate=True)
 
 
+@method_aware
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in 1-D `index`."""
     if input.__class__ is not Tensor and out is None \
@@ -230,6 +232,7 @@ def _alpha(t: Tensor, alpha) -> Tensor:
     return t if alpha == 1 else t * alpha
 
 
+@method_aware
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1,
               out=None) -> Tensor:
     """`input` with `alpha * source` added at `index` along `dim` (repeats accumulate)."""
@@ -241,12 +244,14 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
 
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    need_tensor(index, "index_add_", "index", 3, method=True)
     d = checks.index_add(self, dim, index, source, alpha)
     return apply_given_({"dim": dim, "source_dim": source.ndim}, index_copy_p, self, index,
                         source, dim=d, accumulate=True, alpha=alpha)
 
 
 @autocast_op("index_copy")
+@method_aware
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the slices at `index` along `dim` replaced by `source`'s."""
     d = checks.index_copy(input, dim, index, source)
@@ -257,6 +262,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=No
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    need_tensor(index, "index_copy_", "index", 3, method=True)
     d = checks.index_copy(self, dim, index, source)
     return apply_given_({"dim": dim, "source_dim": source.ndim}, index_copy_p, self, index,
                         source, dim=d)
@@ -272,6 +278,7 @@ def _index_reduce_args(x: Tensor, dim, index: Tensor, source: Tensor, reduce: st
     return d, index.to(dt.int64).reshape(shape).expand(source._shape)
 
 
+@method_aware
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True, out=None) -> Tensor:
     """`input` with each slice of `source` along `dim` reduced (prod, mean, amax, amin) into
@@ -286,6 +293,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                   include_self: bool = True) -> Tensor:
     """In-place `index_reduce`."""
+    need_tensor(index, "index_reduce_", "index", 3, method=True)
     d, idx = _index_reduce_args(self, dim, index, source, reduce, include_self)
     _scatter_reduce_args(self, d, idx, source, reduce)
     r = apply_(scatter_p, self, idx, source, fn=scatter_reduce_fn, dim=d, reduce=reduce,

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import movement
-from ._arg_parser_text import invalid_combination
+from ._arg_parser_text import invalid_combination, need_tensor
 from ._common import c_type_name, type_name
 from ._size_args import REQUIRED, dims_one_by_one
 from .copy import to
@@ -169,9 +169,7 @@ def _grow(storage, need: int) -> None:
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     """Whether `self` and `tensor` are the same memory: one storage, one offset, one shape
     and one stride (a view of the same elements through other strides is not)."""
-    if not isinstance(tensor, Tensor):
-        raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
-                        f"{type(tensor).__name__}")
+    need_tensor(tensor, "is_set_to", "tensor", 2, method=True)
     return (self._ensure_storage_obj() is tensor._ensure_storage_obj()
             and self._offset == tensor._offset and tuple(self._shape) == tuple(tensor._shape)
             and self.stride() == tensor.stride())
@@ -179,9 +177,7 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
 
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     """`self` in `other`'s dtype and on its device (itself when both already match)."""
-    if not isinstance(other, Tensor):
-        raise TypeError("type_as(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+    need_tensor(other, "type_as", "other", 2, method=True)
     return to(self, other.device, other.dtype)
 
 

@@ -17,15 +17,30 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
-from .._layout import channels_last_strides, is_channels_last
+from .._core.dispatch import iter_layout
+from .._layout import channels_last_strides, contiguous_format, suggest_memory_format
 from .._tensor import Size, Tensor
 from .._user_warnings import warn_at_user
-from .._view import wrap_dim, wrap_dims
+from .._view import (
+    contiguous_strides,
+    like_strides,
+    pointwise_strides,
+    view_strides,
+    wrap_dim,
+    wrap_dims,
+)
 from . import movement
-from ._arg_parser_text import called_as_method, method_aware, tp_name
+from ._arg_parser_text import called_as_method, method_aware, need_int, tp_name
 from ._aten_text import aten_text
 from ._batching import batch_size, batched
-from ._common import layout_like, preserve_copy, refuse_out_grad, type_name, write_out
+from ._common import (
+    like_relayout,
+    preserve_copy,
+    refuse_out_grad,
+    strided_result,
+    type_name,
+    write_out,
+)
 from ._size_args import REQUIRED, int_list, keyword_list
 from .registry import (
     Primitive,
@@ -49,6 +64,8 @@ def _join_batch(p, args, dims, /, **params):
     params = dict(params, dim=params["dim"] + 1)
     if "channels_last" in params:
         params["channels_last"] = False
+    if params.get("strides") is not None:
+        params["strides"] = None
     return bind(p, *args, **params), 0
 
 
@@ -76,10 +93,13 @@ def _common_dtype(tensors) -> dt.dtype:
 # --- cat -------------------------------------------------------------------------------------
 
 def _cat_kernel(*arrays, dim, sizes, dtype, channels_last):
-    if channels_last:
+    if channels_last:  # (channels-last-3d for 5-d inputs)
         shape = list(arrays[0].shape)
         shape[dim] = sum(sizes)
-        out = np.empty((shape[0], shape[2], shape[3], shape[1]), dtype.np).transpose(0, 3, 1, 2)
+        nd = len(shape)
+        stored = (0, *range(2, nd), 1)  # (N, *S, C): the order the data is stored in
+        out = np.empty([shape[d] for d in stored], dtype.np).transpose(
+            (0, nd - 1, *range(1, nd - 1)))
         return np.concatenate(arrays, axis=dim, out=out, casting="unsafe")
     out = np.concatenate(arrays, axis=dim, dtype=dtype.np, casting="unsafe")
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
@@ -97,7 +117,28 @@ def _cat_piece(g, i, *, dim, sizes, dtype, channels_last):
 
 
 # `cat` and `stack` take any number of tensor inputs; input i's gradient is a slice of g
+def _cat_relayout(args, res, params):
+    """A channels-last cat's result given its strides (a size-1 dim's too, which NumPy's
+    array does not tell)."""
+    return strided_result(res, channels_last_strides(res.shape)) if params["channels_last"] \
+        else res
+
+
+def _joined_channels_last(inputs) -> bool:
+    """Whether PyTorch's cat of `inputs` ((shape, strides) pairs) is channels-last (-3d for
+    5-d inputs): when every input's `suggest_memory_format()` is that format
+    (`cat_compute_output_memory_format`), else the result is contiguous."""
+    fmt = None
+    for shape, stride in inputs:
+        f = suggest_memory_format(shape, stride)
+        if f is contiguous_format or fmt is not None and f is not fmt:
+            return False
+        fmt = f
+    return True
+
+
 cat_p = Primitive("cat", _cat_kernel, _cat_meta, grad_name="CatBackward0")
+iter_layout[cat_p] = _cat_relayout
 defvjp_variadic(cat_p, _cat_piece)
 deflinear(cat_p)  # joining is linear in every input
 defbatch(cat_p, functools.partial(_join_batch, cat_p))
@@ -146,6 +187,8 @@ def _cat(name: str, tensors, dim: int, out) -> Tensor:
     if not kept:
         kept = [tensors[0]]
     nd = len(kept[0]._shape)
+    if dim.__class__ is not int:
+        dim = need_int(dim, name, "dim")
     d = dim if 0 <= dim < nd else wrap_dim(dim, nd)
     ref = kept[0]._shape
     for t in kept:
@@ -153,9 +196,7 @@ def _cat(name: str, tensors, dim: int, out) -> Tensor:
         if len(s) != nd or s[:d] != ref[:d] or s[d + 1:] != ref[d + 1:]:
             _check_cat_shapes(kept, d)
     sizes = tuple(t._shape[d] for t in kept)
-    # NOTE: like PyTorch, the result is channels-last when every input is, else contiguous.
-    cl = nd == 4 and all(not t.is_contiguous() and is_channels_last(t._shape, t.stride())
-                         for t in kept)
+    cl = _joined_channels_last([(t._shape, t.stride()) for t in tensors])
     r = apply(cat_p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
     if r._grad_fn is not None:
         keep_given(r, dim=dim)
@@ -179,21 +220,46 @@ def concatenate(tensors, dim: int = 0, out=None) -> Tensor:
 
 # --- stack and friends -----------------------------------------------------------------------
 
-def _stack_kernel(*arrays, dim, dtype):
+def _stack_kernel(*arrays, dim, dtype, channels_last=False, strides=None):
     out = np.stack(arrays, axis=dim, dtype=dtype.np, casting="unsafe")
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
-def _stack_meta(*xs, dim, dtype):
+def _stack_meta(*xs, dim, dtype, channels_last=False, strides=None):
     shape = xs[0]._shape
-    return shape[:dim] + (len(xs),) + shape[dim:], dtype
+    return shape[:dim] + (len(xs),) + shape[dim:], dtype, \
+        strides or _stack_strides(shape, dim, len(xs), channels_last)
 
 
-def _stack_piece(g, i, *, dim, dtype):
+def _stack_strides(shape, dim: int, n: int, channels_last: bool) -> tuple[int, ...]:
+    """PyTorch's stack of `n` tensors of `shape`: their cat along `dim` (channels-last or
+    contiguous) viewed with the new dim split out of it, or for `dim` past the last, the
+    cat of the inputs unsqueezed at the end."""
+    if dim == len(shape):
+        new = shape + (n,)
+        return channels_last_strides(new) if channels_last else contiguous_strides(new)
+    joined = shape[:dim] + (shape[dim] * n,) + shape[dim + 1:]
+    stride = channels_last_strides(joined) if channels_last else contiguous_strides(joined)
+    new = shape[:dim] + (n,) + shape[dim:]
+    return view_strides(joined, stride, new) or contiguous_strides(new)
+
+
+def _stack_relayout(args, res, params):
+    stride = params.get("strides")  # (given by `stack_pointwise`)
+    if stride is None:
+        if not params.get("channels_last") and res.flags.c_contiguous:
+            return res
+        stride = _stack_strides(args[0]._shape, params["dim"], len(args),
+                                params["channels_last"])
+    return strided_result(res, stride)
+
+
+def _stack_piece(g, i, *, dim, dtype, channels_last=False, strides=None):
     return movement.select(g, dim, i)
 
 
 stack_p = Primitive("stack", _stack_kernel, _stack_meta, grad_name="StackBackward0")
+iter_layout[stack_p] = _stack_relayout
 defvjp_variadic(stack_p, _stack_piece)
 deflinear(stack_p)
 defbatch(stack_p, functools.partial(_join_batch, stack_p))
@@ -205,16 +271,35 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     first = tensors[0]
+    if dim.__class__ is not int:
+        dim = need_int(dim, "stack", "dim", 2)
     d = wrap_dim(dim, first.ndim + 1)  # the dim is checked before the sizes, as in PyTorch
     for i, t in enumerate(tensors[1:], 1):
         if t._shape != first._shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
                                f"{i}")
-    r = apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors))
+    if d == first.ndim:  # (PyTorch joins the inputs unsqueezed at the end)
+        parts = [(t._shape + (1,), t.stride() + (1,)) for t in tensors]
+    else:
+        parts = [(t._shape, t.stride()) for t in tensors]
+    r = apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors),
+              channels_last=_joined_channels_last(parts))
     if r._grad_fn is not None:
         keep_given(r, dim=dim)
     return r if out is None else _write_joined(r, out, tuple(tensors))
+
+
+def stack_pointwise(parts, operands) -> Tensor:
+    """The same-shaped `parts` stacked along a new last dim, the other dims laid out as
+    PyTorch lays out a pointwise result of `operands` (`_view.pointwise_strides`; the
+    tensors the parts were computed from, before broadcasting): `complex` and `polar`
+    computed as a pair of reals, their result viewed as real."""
+    shape = parts[0]._shape
+    n = len(parts)
+    inner = pointwise_strides(shape, [(t._shape, t.stride()) for t in operands])
+    return apply(stack_p, *parts, dim=len(shape), dtype=_common_dtype(parts),
+                 channels_last=False, strides=tuple(s * n for s in inner) + (1,))
 
 
 def _atleast(t: Tensor, n: int) -> Tensor:
@@ -446,8 +531,9 @@ def _flip_kernel(a, *, dims):
     return preserve_copy(a, np.flip(a, dims) if dims else a)  # (laid out as `a`)
 
 
-flip_p = Primitive("flip", _flip_kernel,
-                   lambda x, *, dims: (x._shape, x._dtype, layout_like([x], x._shape)))
+flip_p = Primitive("flip", _flip_kernel, lambda x, *, dims: (
+    x._shape, x._dtype, like_strides(x._shape, x.stride())))
+iter_layout[flip_p] = like_relayout  # (PyTorch flips into `empty_like(input)`)
 defvjp(flip_p, lambda g, out, x, *, dims: apply(flip_p, g, dims=dims), reads=((),))
 deflinear(flip_p)
 
@@ -581,6 +667,7 @@ def _rolls_channels_last(input: Tensor, shifts, dims) -> bool:
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """`input` rotated by 90 degrees `k` times in the plane of `dims` (from the first towards
     the second)."""
+    k = need_int(k, "rot90", "k", 2)
     dims = tuple(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ..amp.autocast_mode import autocast_op
-from ._arg_parser_text import as_method, called_as_method, tp_name
+from ._arg_parser_text import as_method, called_as_method, need_int, tp_name
 from ._common import c_type_name, type_name, write_exact, write_out
 from ._linalg_batch import align, front
 from .reduce import return_type
@@ -180,6 +180,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """1-D input: a square matrix with it on a diagonal; 2-D input: a copy of a diagonal."""
+    diagonal = need_int(diagonal, "diag", "diagonal", 2)
     if input.ndim == 1:
         if isinstance(out, Tensor) and not dt.can_cast(input._dtype, out._dtype):
             raise RuntimeError(f"diag: result type {type_name(input._dtype)} can't be cast to "

@@ -9,7 +9,8 @@ import numpy as np
 
 from .._core.dispatch import iter_layout
 from .._tensor import Tensor
-from ._binary_api import need_tensor, op_pair, refuse_kinds
+from ._arg_parser_text import need_tensor
+from ._binary_api import op_pair, refuse_kinds
 from ._common import (
     binary_operands,
     elementwise_meta,
@@ -49,8 +50,8 @@ COMPARISONS.update(logical_and=_logical(np.logical_and), logical_or=_logical(np.
 
 def _logical_operands(name: str):
     def prepare(input, other):
-        need_tensor(input, name, 1, "input")
-        need_tensor(other, name, 2, "other")
+        need_tensor(input, name, "input", 1)
+        need_tensor(other, name, "other", 2)
         if input._shape != other._shape:
             from .._view import broadcast_shapes
 
@@ -168,8 +169,8 @@ def _divisor_operands(name: str):
     refuse = _bitwise_operands(f"{name}_cpu", (0, 2, 3))
 
     def prepare(input, other):
-        need_tensor(input, name, 1, "input")
-        need_tensor(other, name, 2, "other")
+        need_tensor(input, name, "input", 1)
+        need_tensor(other, name, "other", 2)
         return refuse(input, other)
 
     return prepare

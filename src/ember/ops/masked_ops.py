@@ -14,7 +14,13 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
-from ._arg_parser_text import called_as_method, method_aware, operand_error
+from ._arg_parser_text import (
+    called_as_method,
+    method_aware,
+    need_tensor,
+    need_tensors,
+    operand_error,
+)
 from ._batching import batch_size, front, pad_front
 from ._common import (
     _SELECT_MIN,
@@ -100,8 +106,7 @@ defvjp(masked_fill_p,
 
 
 def _check_mask(name: str, mask) -> None:
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    need_tensor(mask, name, "mask", 2, method=True if name.endswith("_") else None)
     if mask._dtype is not dt.bool_:
         # (masked_fill names the dtype's C type, "float"; masked_scatter its ScalarType, "Float")
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
@@ -165,9 +170,11 @@ def _zeros(shape, like: Tensor) -> Tensor:
     return zeros(shape, dtype=like._dtype, device=like.device)
 
 
+@method_aware
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """The elements of `input` where `mask` is True, as a 1-D tensor."""
-    if not isinstance(mask, Tensor) or mask._dtype is not dt.bool_:
+    need_tensors("masked_select", ("input", 1, input), ("mask", 2, mask))
+    if mask._dtype is not dt.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     if input.device.type == "meta":
         raise NotImplementedError("masked_select's output shape depends on the mask's values: "

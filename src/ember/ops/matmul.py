@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
 from ..amp.autocast_mode import cast_for
 from . import sparse_compressed_ops, sparse_matmul
+from ._arg_parser_text import method_aware
 from ._batching import batch_size, batched, front
 from ._common import type_name, write_out
 from ._parallel import blas
@@ -43,7 +44,8 @@ from .matmul_checks import (
     check_anchor_device,
     dot_out_dtype,
     mv_dtypes,
-    need_tensors,
+    need_add_operands,
+    need_operands,
     out_dtype,
     vmap_addprod,
     vmap_dtypes,
@@ -262,6 +264,7 @@ def _sparse_products(a, b):
     return None
 
 
+@method_aware
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
     products = _sparse_products(input, other)
@@ -357,6 +360,7 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
     return all(st[i] == st[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
 
 
+@method_aware
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Product of two matrices (no broadcasting)."""
     products = _sparse_products(input, mat2)
@@ -374,10 +378,11 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     return write_out(apply(matmul_p, input, mat2), out)
 
 
+@method_aware
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
     input, mat2 = cast_for("lower", input, mat2)
-    need_tensors(input, mat2, "bmm")
+    need_operands(input, mat2, "bmm")
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
@@ -388,12 +393,13 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     return write_out(apply(matmul_p, input, mat2), out)
 
 
+@method_aware
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix-vector product."""
     products = _sparse_products(input, vec)
     if products is not None:
         return products.mv(input, vec, out=out)
-    need_tensors(input, vec, "mv")
+    need_operands(input, vec, "mv")
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(
             f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}"
@@ -405,9 +411,10 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     return write_out(apply(matmul_p, input, vec), out)
 
 
+@method_aware
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
     """Inner product of two 1-D tensors (no conjugation)."""
-    need_tensors(input, tensor, "dot")
+    need_operands(input, tensor, "dot")
     dot_out_dtype(out, input._dtype)
     if input.ndim == 1 and tensor.ndim == 1:
         vmap_dtypes(input, tensor)
@@ -415,9 +422,10 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
     return write_out(apply(matmul_p, input, tensor), out)
 
 
+@method_aware
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """sum(conj(input) * other) over two 1-D tensors."""
-    need_tensors(input, other, "vdot")
+    need_operands(input, other, "vdot")
     dot_out_dtype(out, input._dtype)
     _check_vectors(input, other, "dot")
     return write_out(apply(matmul_p, input, other, conj=True), out)
@@ -598,9 +606,8 @@ def _run_addprod(inp, m1, m2, beta, alpha, out, inplace: bool, shape=None, **par
 
 
 def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
+    need_add_operands("addmm", input, mat1, mat2, inplace)
     for name, t in (("mat1", mat1), ("mat2", mat2)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"addmm(): argument '{name}' must be Tensor, not {type(t).__name__}")
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     check_anchor_device(mat1, input, mat2)
@@ -615,6 +622,7 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
                         (mat1._shape[0], mat2._shape[1]))
 
 
+@method_aware
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2), one fused primitive (AddmmBackward0)."""
     # (_sparse's test inline: every nn.Linear call of a 2-d batch comes here)
@@ -634,6 +642,7 @@ def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
 
 
 def _addmv(input, mat, vec, beta, alpha, out, inplace):
+    need_add_operands("addmv", input, mat, vec, inplace)
     if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
         raise RuntimeError(
             f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}"
@@ -654,6 +663,7 @@ def _addmv(input, mat, vec, beta, alpha, out, inplace):
     return _run_addprod(input, mat, vec, beta, alpha, out, inplace)
 
 
+@method_aware
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """beta * input + alpha * (mat @ vec)."""
     return _addmv(input, mat, vec, beta, alpha, out, False)
@@ -681,14 +691,17 @@ def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
     return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace)
 
 
+@method_aware
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
             out=None) -> Tensor:
     """beta * input + alpha * bmm(batch1, batch2)."""
+    need_add_operands("baddbmm", input, batch1, batch2, False)
     input, batch1, batch2 = cast_for("lower", input, batch1, batch2)
     return _baddbmm(input, batch1, batch2, beta, alpha, out, False)
 
 
 def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    need_add_operands("baddbmm", self, batch1, batch2, True)
     return _baddbmm(self, batch1, batch2, beta, alpha, None, True)
 
 
@@ -711,20 +724,24 @@ def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
     return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace, batch_sum=True)
 
 
+@method_aware
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
            out=None) -> Tensor:
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
+    need_add_operands("addbmm", input, batch1, batch2, False)
     input, batch1, batch2 = cast_for("lower", input, batch1, batch2)
     return _addbmm(input, batch1, batch2, beta, alpha, out, False)
 
 
 def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    need_add_operands("addbmm", self, batch1, batch2, True)
     return _addbmm(self, batch1, batch2, beta, alpha, None, True)
 
 
 # --- addr: beta * input + alpha * outer(vec1, vec2) -----------------------------------
 
 def _addr(input, vec1, vec2, beta, alpha, out, inplace):
+    need_add_operands("addr", input, vec1, vec2, inplace)
     for name, t in (("vec1", vec1), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t.ndim}-D")
@@ -736,6 +753,7 @@ def _addr(input, vec1, vec2, beta, alpha, out, inplace):
                         inplace)
 
 
+@method_aware
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2) (dtypes promote)."""
     return _addr(input, vec1, vec2, beta, alpha, out, False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
-from ._arg_parser_text import tp_name
+from ._arg_parser_text import need_tensors
 from ._common import c_type_name, type_name
 
 
@@ -30,17 +30,28 @@ _SECOND = {"matmul": "other", "mm": "mat2", "bmm": "mat2", "mv": "vec", "dot": "
            "vdot": "other", "outer": "vec2", "ger": "vec2"}
 
 
-def need_tensors(a, b, name: str) -> None:
+def need_operands(a, b, name: str) -> None:
     """The parser's TypeError for a product's operand that is not a tensor."""
-    for pos, (arg, t) in enumerate((("input", a), (_SECOND.get(name, "other"), b)), 1):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
-                            f"{tp_name(t)}")
+    need_tensors(name, ("input", 1, a), (_SECOND.get(name, "other"), 2, b))
+
+
+# the names PyTorch's signatures give the two factors of each `input + product` op
+_FACTORS = {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "baddbmm": ("batch1", "batch2"),
+            "addbmm": ("batch1", "batch2"), "addr": ("vec1", "vec2")}
+
+
+def need_add_operands(name: str, input, a, b, inplace: bool) -> None:
+    """The parser's TypeError for an operand of addmm / addmv / baddbmm / addbmm / addr (or
+    their in-place methods, `inplace`) that is not a tensor."""
+    if not (isinstance(input, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor)):
+        first, second = _FACTORS[name]
+        need_tensors(name + "_" if inplace else name, ("input", 1, input), (first, 2, a),
+                     (second, 3, b), method=True if inplace else None)
 
 
 def _check_operands(a, b, name: str) -> None:
     """Both tensors (TypeError), neither 0-d."""
-    need_tensors(a, b, name)
+    need_operands(a, b, name)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to {name} need to be at least 1D, but they are {a.ndim}D and "
@@ -157,7 +168,7 @@ def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
 
 
 def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
-    need_tensors(a, b, name)
+    need_operands(a, b, name)
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._dtype is not b._dtype:

@@ -24,10 +24,16 @@ from .._view import (
     wrap_dims,
 )
 from . import _size_args
-from ._arg_parser_text import called_as_method, invalid_combination, method_aware, tp_name
+from ._arg_parser_text import (
+    called_as_method,
+    invalid_combination,
+    method_aware,
+    need_int,
+    need_tensor,
+    wrong_type,
+)
 from ._common import has_values
 from ._size_args import REQUIRED, dims_one_by_one
-from ._size_args import need_int as _need_int
 from .dtype_views import view_dtype
 from .registry import (
     Primitive,
@@ -144,6 +150,7 @@ def detach(x: Tensor) -> Tensor:
 
 
 def view_as(x: Tensor, other: Tensor) -> Tensor:
+    need_tensor(other, "view_as", "other", 2, method=True)
     return view(x, other._shape)
 
 
@@ -181,9 +188,10 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
     return reshape(x, other._shape)
 
 
+@method_aware
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    _need_int(start_dim, "flatten", "start_dim", 2)
-    _need_int(end_dim, "flatten", "end_dim", 3)
+    need_int(start_dim, "flatten", "start_dim", 2)
+    need_int(end_dim, "flatten", "end_dim", 3)
     nd = x.ndim
     if nd == 0:
         wrap_dim(start_dim, 0)  # a 0-d tensor takes dims 0 and -1 only, as in PyTorch
@@ -201,6 +209,8 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @method_aware
 def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
+    if dim.__class__ is not int:
+        dim = need_int(dim, "unflatten", "dim", 2)
     if x.ndim == 0:
         raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but "
                            "tensor has no dimensions")
@@ -424,11 +434,12 @@ def expand(x: Tensor, *size, **kwargs) -> Tensor:
 
 
 def expand_as(x: Tensor, other: Tensor) -> Tensor:
+    need_tensor(other, "expand_as", "other", 2, method=True)
     return expand(x, other._shape)
 
 
 def broadcast_to(x: Tensor, size) -> Tensor:
-    return expand(x, tuple(size))
+    return expand(x, _size_args.int_list((size,), "broadcast_to", "size", 2, method=False))
 
 
 def _broadcast_to_method(x: Tensor, *size) -> Tensor:
@@ -561,14 +572,17 @@ def _narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
     return r
 
 
+@method_aware
 def select(x: Tensor, dim: int, index: int) -> Tensor:
+    if dim.__class__ is not int:
+        dim = need_int(dim, "select", "dim", 2)
     if not x._strided and (own := layout_own(x, "select")) is not None:
         return own(x, dim, index)
     if x.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)
     n = x._shape[d]
-    given = index = int(index)
+    given = index = need_int(index, "select", "index", 3)
     if index < -n or index >= n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x._shape)} at dimension {d}")
@@ -581,7 +595,7 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    _need_int(offset, "diagonal", "offset", 2)
+    need_int(offset, "diagonal", "offset", 2)
     nd = x.ndim
     d1, d2 = wrap_dim(dim1, max(nd, 1)), wrap_dim(dim2, max(nd, 1))  # IndexError first
     if d1 == d2:
@@ -599,8 +613,7 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     for pos, (pname, v) in enumerate((("dimension", dimension), ("size", size),
                                       ("step", step)), 1):
         if not _is_int_arg(v):
-            raise TypeError(f"unfold(): argument '{pname}' (position {pos}) must be int, not "
-                            f"{tp_name(v)}")
+            raise wrong_type("unfold", pname, pos, "int", v)
     dimension, size, step = int(dimension), int(size), int(step)
     d = wrap_dim(dimension, max(x.ndim, 1))
     n = x._shape[d] if x.ndim else 1
@@ -619,8 +632,8 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 
 def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
-    size = tuple(int(s) for s in size)
-    stride = tuple(int(s) for s in stride)
+    size = _size_args.int_list((size,), "as_strided", "size", 2, method=False)
+    stride = _size_args.int_list((stride,), "as_strided", "stride", 3, method=False)
     off = x._offset if storage_offset is None else int(storage_offset)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ._arg_parser_text import need_int, need_tensor
 from ._common import type_name
 
 
-def check_probs(input: Tensor, num_samples: int, replacement: bool, out) -> None:
-    """Refuse what PyTorch refuses before it resizes `out` and draws."""
+def check_probs(input: Tensor, num_samples: int, replacement: bool, out) -> int:
+    """Refuse what PyTorch refuses before it resizes `out` and draws; the sample count as
+    an int."""
+    need_tensor(input, "multinomial")
+    num_samples = need_int(num_samples, "multinomial", "num_samples", 2)
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input._dtype.is_floating_point:
@@ -26,6 +30,7 @@ def check_probs(input: Tensor, num_samples: int, replacement: bool, out) -> None
                            "replacement")
     if n_cat > 2**24:
         raise RuntimeError("number of categories cannot exceed 2^24")
+    return num_samples
 
 
 def check_categories(input: Tensor, num_samples: int, replacement: bool) -> None:

@@ -11,6 +11,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from . import creation, join
+from ._arg_parser_text import wrong_type
 from ._common import write_out
 from ._dynamic_shape import refuse_batched, refuse_batched_tuple
 from .registry import Primitive, apply, batch_by_loop, nondifferentiable
@@ -60,8 +61,7 @@ def _int_argument(name: str, value) -> int:
             and not value.is_complex() and value._dtype is not dt.bool_:
         return int(value.item())
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"nonzero_static(): argument '{name}' must be int, not "
-                        f"{type(value).__name__}")
+        raise wrong_type("nonzero_static", name, None, "int", value)
     return int(value)
 
 

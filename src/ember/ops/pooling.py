@@ -21,6 +21,7 @@ from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
+from ._arg_parser_text import need_tensor, touch_then_check
 from ._batching import batch_size, batched, front
 from ._common import type_name
 from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
@@ -46,7 +47,6 @@ from .avg_pool import (  # noqa: F401  (this module's public names)
 from .conv import as_channels_last, channels_last_like
 from .double_backward import double_backward
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
-from .unary import check_tensor, touch_then_check
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -237,7 +237,7 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
         name = f"max_pool{nd}d" + ("_with_indices" if return_indices else "")
         if nd == 3 and return_indices:  # (torch's Python reads input.is_cuda first)
             _ = input.is_cuda
-        check_tensor(input, name)
+        need_tensor(input, name)
     kernel, stride, padding, dilation = window_args("max", nd, input, kernel_size, stride,
                                                     padding, dilation)
     _check_output_size(nd, input, kernel, stride, padding, dilation, ceil_mode,
@@ -383,7 +383,7 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
 
     if input.__class__ is not Tensor:  # (torch's Python reads input.size() for 2-d and up)
         touch_then_check(input, "size", "adaptive_max_pool2d") if nd > 1 else \
-            check_tensor(input, "adaptive_max_pool1d")
+            need_tensor(input, "adaptive_max_pool1d")
     if nd > 1:
         sizes = adaptive_sizes(nd, input, output_size)
         adaptive_checks("max", nd, input, sizes)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._grad_mode import no_grad
 from .._tensor import Tensor
+from ._arg_parser_text import need_tensor
 from ._common import type_name
 
 
@@ -28,9 +29,7 @@ def _typename(t: Tensor) -> str:
 
 
 def _same_type(name: str, self: Tensor, other, arg: str, position: int, quoted: str) -> Tensor:
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
-                        f"not {type(other).__name__}")
+    need_tensor(other, name, arg, position + 1, method=True)
     if other.dtype is not self.dtype:
         raise TypeError(f"{name}: expected {_typename(self)} for {quoted} (got "
                         f"{_typename(other)})")

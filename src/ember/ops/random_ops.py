@@ -41,6 +41,7 @@ from .._view import (
 )
 from . import _rng_kernels as K
 from . import _rng_math as M
+from ._arg_parser_text import method_aware, need_dtype, need_int
 from ._common import c_type_name, same_meta, type_name, write_out
 from .creation import _sizes, empty
 from .draws import draw, draw_like, like_strides
@@ -534,8 +535,8 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     """A random permutation of 0..n-1."""
     g = _gen(generator, "randperm", (n,), dict(out=out, dtype=dtype, device=device,
                                                 requires_grad=requires_grad))
-    n = int(_scalar(n))
-    d = dt.int64 if dtype is None else dtype
+    n = need_int(n, "randperm", "n", 1)
+    d = dt.int64 if dtype is None else need_dtype(dtype, "randperm")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if d is dt.bool_:
@@ -615,6 +616,7 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
 
 # --- multinomial, poisson ----------------------------------------------------------------
 
+@method_aware
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator=None, out=None) -> Tensor:
     """Indices sampled from rows of (unnormalised) probabilities.
@@ -623,7 +625,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     drawn like `empty_like(probs).exponential_()`. With replacement: per row, a
     sequential cumulative sum normalised to 1 and a binary search per double uniform.
     """
-    check_probs(input, num_samples, replacement, out)
+    num_samples = check_probs(input, num_samples, replacement, out)
     g = _gen(generator, "multinomial")
     d = input._dtype
     rows = numel(input._shape[:-1])

@@ -32,6 +32,7 @@ from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
 from ..amp.autocast_mode import autocast_op
 from ..native import calls
+from ._arg_parser_text import need_dtype, wrong_type
 from ._batching import front
 from ._common import along, c_type_name, cast_input, type_name, write_out
 from ._return_types import as_namedtuple, return_type  # noqa: F401 (imported from here)
@@ -68,7 +69,7 @@ def norm_dims(dim, ndim: int) -> tuple[int, ...]:
 def one_dim(dim, ndim: int, name: str) -> int:
     """A single reduction dim (int), wrapped; TypeError for tuples as in PyTorch."""
     if isinstance(dim, (tuple, list)) or not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        raise wrong_type(name, "dim", None, "int", dim)
     return wrap_dim(int(dim), ndim)
 
 
@@ -249,9 +250,11 @@ for _m in (SUM, SUM_DIMS):
     deflinear(_m)
 
 
-def _cast_for_sum(x: Tensor, dtype, out=None) -> Tensor:
+def _cast_for_sum(x: Tensor, dtype, out=None, fname: str = "sum") -> Tensor:
     """`x` in the dtype a sum-like reduction works in: `dtype`, else `out`'s (PyTorch casts
     the input to it first: floats summed into a long `out` are truncated), else int64."""
+    if dtype is not None and dtype.__class__ is not dt.dtype:
+        dtype = need_dtype(dtype, fname)
     if isinstance(out, Tensor):
         if dtype is not None and out._dtype is not dtype:
             raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(dtype)}, but "
@@ -327,7 +330,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if dtype is not None and dtype.is_complex:
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype)}'")
-    x = _cast_for_sum(input, dtype, out)
+    x = _cast_for_sum(input, dtype, out, "nansum")
     if dtype is None and x._dtype._kind < 2 and input._dtype._kind >= 2:  # (from out=)
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(x._dtype)}'")
     r = apply(reduce_p, x, fn=NANSUM, dims=norm_dims(dim, x.ndim), keepdim=keepdim)
@@ -366,7 +369,7 @@ def mean(input: Tensor, dim=EVERY_DIM, keepdim: bool = False, *, dtype=None,
     floating `dtype` is given (as torch)."""
     if isinstance(dim, dt.dtype):
         dim, dtype = EVERY_DIM, dim
-    d = input._dtype if dtype is None else dtype
+    d = input._dtype if dtype is None else need_dtype(dtype, "mean")
     if d._kind < 2:
         which = "Input" if dtype is None else "Optional"
         raise RuntimeError(
@@ -465,7 +468,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     """Product over one dim (or all); ints and bool multiply in int64."""
     if isinstance(dim, dt.dtype):
         dim, dtype = None, dim
-    x = _cast_for_sum(input, dtype, out)
+    x = _cast_for_sum(input, dtype, out, "prod")
     if dim is None:
         return write_out(apply(reduce_p, x, fn=PROD, dims=tuple(range(x.ndim)),
                                keepdim=False), out)

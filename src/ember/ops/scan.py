@@ -19,7 +19,7 @@ from .. import _dtype as dt
 from .. import _names
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ._arg_parser_text import as_method, tp_name
+from ._arg_parser_text import as_method, need_tensors, tp_name, wrong_type
 from ._batching import front
 from ._common import c_type_name, type_name, write_out
 from ._out_checks import check_out_tuple, check_scalar_types
@@ -74,13 +74,11 @@ def _scan_dim(x: Tensor, dim, name: str, dtype=None, out=None) -> int:
     if not _int_like(dim):
         pos = 1 if name.endswith("_") or sys._getframe(1).f_code.co_qualname.startswith(
             "Tensor.") else 2
-        raise TypeError(f"{name}(): argument 'dim' (position {pos}) must be int, not "
-                        f"{tp_name(dim)}")
+        raise wrong_type(name, "dim", pos, "int", dim)
     if dtype is not None and not isinstance(dtype, dt.dtype):
         raise TypeError(f"{name}(): argument 'dtype' must be {_names.prefix}.dtype, not "
                         f"{tp_name(dtype)}")
-    if out is not None and not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {tp_name(out)}")
+    need_tensors(name, ("out", None, out), optional=("out",))
     return wrap_dim(int(dim), max(x.ndim, 1))
 
 

@@ -8,6 +8,7 @@ import math
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ._arg_parser_text import wrong_type
 from .join import tensor_args
 
 
@@ -101,7 +102,7 @@ def unravel_index(indices: Tensor, shape) -> tuple[Tensor, ...]:
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     if not isinstance(offset, int):
-        raise TypeError(f"diagflat(): argument 'offset' must be int, not {type(offset).__name__}")
+        raise wrong_type("diagflat", "offset", None, "int", offset)
     from .linalg_ops import diag
 
     return diag(input.reshape(-1), offset)

@@ -20,10 +20,12 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype as dt
 from .. import native
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..native import calls
+from ._arg_parser_text import method_aware, need_dtype, need_int, wrong_type
 from ._batching import front
 from ._common import along, row_sums, to_float, type_name, write_exact, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
@@ -422,9 +424,13 @@ def implicit_softmax_dim(name: str, ndim: int, stacklevel: int = 3) -> int:
 
 def _softmax_like(log: bool, name, kernel_name):
     def op(input: Tensor, dim: int, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
-        if dim is None or isinstance(dim, (tuple, list)):
-            # NOTE: nn.functional.softmax picks the legacy implicit dim before calling this.
-            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        if dim.__class__ is not int:
+            if dim is None or isinstance(dim, (tuple, list)):
+                # NOTE: nn.functional.softmax picks the legacy implicit dim before calling this.
+                raise wrong_type(name, "dim", None, "int", dim)
+            dim = need_int(dim, name, "dim", 2)
+        if dtype is not None and dtype.__class__ is not dt.dtype:
+            dtype = need_dtype(dtype, name)
         d = wrap_dim(dim, max(input.ndim, 1))
         x = input if dtype is None or input._dtype is dtype else input.to(dtype)
         if out is not None and out._dtype is not x._dtype:
@@ -440,7 +446,7 @@ def _softmax_like(log: bool, name, kernel_name):
         return write_exact(r, out)
 
     op.__name__ = name
-    return op
+    return method_aware(op)
 
 
 softmax = _softmax_like(False, "softmax", "softmax")

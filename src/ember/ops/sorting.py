@@ -25,7 +25,13 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
-from ._arg_parser_text import called_as_method, invalid_combination, method_aware
+from ._arg_parser_text import (
+    called_as_method,
+    invalid_combination,
+    method_aware,
+    need_int,
+    need_tensor,
+)
 from ._common import has_broadcast_dim, iter_order, layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
 from ._out_checks import check_out_tuple, check_values_indices_out
@@ -379,12 +385,11 @@ def _pick_vjp(g, out, in_shape, dim, keepdim=True):
 def _int_args(fname: str, k, dim) -> None:
     """PyTorch's parser takes an int (or anything with __index__ but a bool) for k and dim;
     it names them as positional arguments 2 and 3 (as a call `torch.topk(x, 2.0)` does)."""
-    for pos, name, v in ((2, "k", k), (3, "dim", dim)):
-        if isinstance(v, bool) or not hasattr(v, "__index__"):
-            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not "
-                            f"{type(v).__name__}")
+    need_int(k, fname, "k", 2)
+    need_int(dim, fname, "dim", 3)
 
 
+@method_aware
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True,
          *, out=None):
     """The k largest (or smallest) values along `dim`, with their indices, in order."""
@@ -453,6 +458,7 @@ KTHVALUE = picker(
     lambda g, out, x, *, k, dim, keepdim, in_shape: _pick_vjp(g, out, in_shape, dim, keepdim))
 
 
+@method_aware
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The k-th smallest value along `dim` (1-based), with its index."""
     _int_args("kthvalue", k, dim)
@@ -586,6 +592,7 @@ def _check_zero_sizes(shape: tuple, d: int) -> None:
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct values (or slices along `dim`), sorted; optionally inverse and counts."""
+    need_tensor(input, "_unique2")  # (the ATen op torch.unique calls names itself)
     if input.device.type == "meta":
         raise NotImplementedError("unique's output size depends on the data: it cannot run on "
                                   "'meta'")

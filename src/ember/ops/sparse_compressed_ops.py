@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from .._tensor import Tensor
+from ._arg_parser_text import need_tensor
 from ._common import type_name
 from .registry import apply
 from .sparse_compressed import (
@@ -280,8 +281,7 @@ def add(self: Tensor, other, *, alpha=1) -> Tensor:
     the patterns)."""
     from .sparse_functions import add as coo_add
 
-    if not isinstance(other, Tensor):
-        raise TypeError(f"add(): argument 'other' must be Tensor, not {type(other).__name__}")
+    need_tensor(other, "add", "other", None)
     if other.__class__ is CompressedTensor and self.__class__ is CompressedTensor:
         total = coo_add(to_sparse_coo(self), to_sparse_coo(other), alpha)
         return apply(cs_convert_p, total, layout=self._cs_layout.name)

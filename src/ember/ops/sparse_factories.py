@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _layout
 from .._tensor import Tensor
+from ._arg_parser_text import need_tensors
 from .sparse_functions import sparse_coo_tensor
 
 # PyTorch's C++ names of the layouts, which its messages print
@@ -22,10 +23,7 @@ def spdiags(diagonals: Tensor, offsets: Tensor, shape, layout=None) -> Tensor:
     a superdiagonal are read from the end of its row and a subdiagonal's from the start.
     COO by default (uncoalesced, diagonal by diagonal), or `layout` sparse_csr / sparse_csc.
     """
-    for pos, (name, arg) in enumerate((("diagonals", diagonals), ("offsets", offsets)), 1):
-        if not isinstance(arg, Tensor):
-            raise TypeError(f"_spdiags(): argument '{name}' (position {pos}) must be Tensor, "
-                            f"not {type(arg).__name__}")
+    need_tensors("_spdiags", ("diagonals", 1, diagonals), ("offsets", 2, offsets))
     diag2 = diagonals.unsqueeze(0) if diagonals.ndim == 1 else diagonals
     if diag2.ndim != 2:
         raise RuntimeError("Diagonals must be vector or matrix")

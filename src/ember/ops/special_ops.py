@@ -28,6 +28,7 @@ from . import _cephes_bessel_k as cephes_k
 from . import _cephes_erfcx as cephes_erfcx
 from . import _cephes_igamma as cephes_igamma
 from . import _cephes_zeta as cephes_zeta
+from ._arg_parser_text import need_tensors, wrong_type
 from ._common import binary_operands, type_name, write_out
 from ._in_float64 import _via64
 from ._pointwise import shaped, tangent_sum
@@ -472,8 +473,7 @@ airy_ai = _full_precision_only(airy_ai_p, "airy_ai_cpu", "The Airy function Ai(x
 
 def _check_n(n) -> int:
     if isinstance(n, Tensor) or not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
-                        f"{type(n).__name__}")
+        raise wrong_type("polygamma", "n", 1, "int", n)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return int(n)
@@ -553,10 +553,7 @@ def zeta(input, other, *, out=None) -> Tensor:
 
 
 def _tensor_pair(name: str, a, b) -> None:
-    for pos, (arg, v) in enumerate((("input", a), ("other", b)), 1):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
-                            f"{type(v).__name__}")
+    need_tensors(name, ("input", 1, a), ("other", 2, b))
 
 
 def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:

@@ -24,6 +24,7 @@ from .._core import dispatch
 from .._core.primitive import VJPRule
 from .._tensor import Tensor, _make, _view
 from .._view import wrap_dim
+from ._arg_parser_text import method_aware, need_int
 from ._common import type_name
 from .movement import V_SLICE, _is_int_arg, select, slice_dim, view_p
 from .registry import bind, keep_given, mark_multi_output, rename_node
@@ -135,8 +136,11 @@ def _pieces(x: Tensor, d: int, sizes: list, name: str, params: dict, *, unbind: 
 
 # --- unbind, split, chunk -----------------------------------------------------------------
 
+@method_aware
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices of `x` at each index of `dim`, as one UnbindBackward0 node's outputs."""
+    if dim.__class__ is not int:
+        dim = need_int(dim, "unbind", "dim", 2)
     if x.ndim == 0:
         d = wrap_dim(dim, 1)  # (as PyTorch wraps a dim of a 0-d tensor, then reads its size)
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
@@ -223,10 +227,7 @@ def unsafe_split_with_sizes(x: Tensor, split_sizes, dim: int = 0) -> tuple[Tenso
 
 
 def _whole_size(v, fname: str, argname: str) -> int:
-    if not _is_int_arg(v):
-        raise TypeError(f"{fname}(): argument '{argname}' (position 2) must be int, not "
-                        f"{type(v).__name__}")
-    return int(v)
+    return need_int(v, fname, argname, 2)
 
 
 def _chunk(x: Tensor, chunks: int, dim: int, name: str) -> tuple[Tensor, ...]:
@@ -239,8 +240,9 @@ def _chunk(x: Tensor, chunks: int, dim: int, name: str) -> tuple[Tensor, ...]:
     return _split(x, -(-n // chunks), dim, name)
 
 
+@method_aware
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    return _chunk(x, chunks, dim, "Split")
+    return _chunk(x, need_int(chunks, "chunk", "chunks", 2), dim, "Split")
 
 
 def unsafe_chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

@@ -25,7 +25,7 @@ from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense
 from ..amp.autocast_mode import autocast_op
 from . import _complex_math, _stl_sort
-from ._arg_parser_text import invalid_combination, method_aware
+from ._arg_parser_text import invalid_combination, method_aware, need_tensors
 from ._batching import front
 from ._common import type_name, write_out
 from ._out_checks import check_values_indices_out
@@ -702,7 +702,9 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
 
 # --- distance ---------------------------------------------------------------------
 
+@method_aware
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    need_tensors("dist", ("input", 1, input), ("other", 2, other))
     from ..linalg import vector_norm
 
     diff = input - other

@@ -19,8 +19,9 @@ from ._arg_parser_text import (
     called_as_method,
     invalid_combination,
     method_aware,
+    need_tensor,
+    need_tensors,
     operand_error,
-    tp_name,
 )
 from ._common import (
     OperandTypeError,
@@ -121,9 +122,7 @@ defjvp(where_fn, _where_jvp)
 
 def where(condition: Tensor, input=None, other=None, *, out=None):
     """`input` where `condition` holds, else `other`; one-argument form is `nonzero(as_tuple)`."""
-    if not isinstance(condition, Tensor):
-        raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
-                        f"{tp_name(condition)}")
+    need_tensor(condition, "where", "condition")
     if input is None and other is None:
         from .nonzero import nonzero
 
@@ -131,10 +130,7 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
 
         return nonzero(condition, as_tuple=True)
     if out is not None:  # (the out= overload takes tensors only)
-        for name, pos, v in (("input", 2, input), ("other", 3, other)):
-            if not isinstance(v, Tensor):
-                raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, "
-                                f"not {tp_name(v)}")
+        need_tensors("where", ("input", 2, input), ("other", 3, other))
     if condition._dtype is not dt.bool_:
         if condition._dtype is not dt.uint8:
             raise RuntimeError(
@@ -260,9 +256,7 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp", side: str | None =
                 inplace: bool = False):
     """The promoted operands and the result dtype of a clamp call (`side`: clamp_min /
     clamp_max's own overloads; `inplace`: the result is `input`)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    need_tensor(input, name)
     if min is None and max is None:
         raise RuntimeError(f"torch.{name}: At least one of 'min' or 'max' must not be None")
     if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not (
@@ -531,6 +525,8 @@ def _lerp_operands(input: Tensor, end: Tensor, weight):
     """(input, end, weight) in the dtype lerp computes in: `end` must have input's dtype,
     and a 0-d weight tensor takes part in type promotion as a 0-d operand does (a float64
     or int64 one beside float32 tensors computes in float32, a complex one in complex)."""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)):
+        raise OperandTypeError("lerp takes tensors for input and end")
     _lerp_checks(input, end, weight)
     if not isinstance(weight, Tensor):
         weight = real_operand(weight, input._dtype)
@@ -618,11 +614,8 @@ def _conj(t: Tensor) -> Tensor:
 
 
 def _addc_operands(input, tensor1, tensor2, value, div: bool):
-    for pos, (name, x) in enumerate((("input", input), ("tensor1", tensor1),
-                                     ("tensor2", tensor2)), 1):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{'addcdiv' if div else 'addcmul'}(): argument '{name}' (position "
-                            f"{pos}) must be Tensor, not {type(x).__name__}")
+    need_tensors("addcdiv" if div else "addcmul", ("input", 1, input), ("tensor1", 2, tensor1),
+                 ("tensor2", 3, tensor2))
     if div and tensor1._dtype._kind < 2 and tensor2._dtype._kind < 2:
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "

@@ -28,7 +28,7 @@ from .. import _grad_mode
 from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from . import _complex_math
-from ._arg_parser_text import not_tensor
+from ._arg_parser_text import need_tensor
 from ._common import iter_relayout, same_meta, to_float, type_name, write_out
 from .registry import (
     Family,
@@ -103,31 +103,6 @@ def not_implemented(name: str, d: dt.dtype) -> NotImplementedError:
     return NotImplementedError(f'"{name}" not implemented for \'{type_name(d)}\'')
 
 
-def check_tensor(x, fname: str, arg: str = "input", pos: int | None = 1) -> None:
-    """PyTorch's parser TypeError when `x`, passed for the Tensor parameter `arg`, is not a
-    tensor. Hot callers test `x.__class__ is not Tensor` first, so a plain tensor costs one
-    compare."""
-    if not isinstance(x, Tensor):
-        raise not_tensor(fname, arg, pos, x)
-
-
-def check_tensors(fname: str, *args: tuple, optional: tuple = ()) -> None:
-    """check_tensor for each (name, position, value) in the order the parser reads them;
-    None passes for the names in `optional`."""
-    for name, pos, x in args:
-        if not isinstance(x, Tensor) and not (x is None and name in optional):
-            raise not_tensor(fname, name, pos, x)
-
-
-def touch_then_check(x, attr: str, fname: str, arg: str = "input", pos: int | None = 1) -> None:
-    """What torch does with a non-tensor where its Python code calls `x.attr()` before the
-    parser sees it (`mse_loss` reads `target.size()`): Python's own AttributeError (or, for
-    a NumPy array, whose `.size` is an int, "'int' object is not callable")."""
-    if not isinstance(x, Tensor):
-        getattr(x, attr)()
-        raise not_tensor(fname, arg, pos, x)
-
-
 FOUND_DTYPE = "Found dtype {out} but expected {expected}"
 
 
@@ -171,7 +146,7 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
     # NOTE: the dtype checks are inline (no helper calls): exp, tanh, sigmoid ... are hot.
     def op(input: Tensor, *, out=None, **params) -> Tensor:
         if not isinstance(input, Tensor):
-            check_tensor(input, name)
+            need_tensor(input, name)
         if not input._strided and out is None:  # a sparse layout's own form, if it has one
             own = type(input).__dict__.get(name)  # (sparse COO: ops/sparse_pointwise.py)
             if own is not None:
@@ -191,7 +166,7 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
 
     def op_(self: Tensor, **params) -> Tensor:
         check_overlap(self)
-        check_tensor(self, name)
+        need_tensor(self, name)
         kind = self._dtype._kind
         if kind in reject:
             raise refusal(self._dtype)
@@ -373,6 +348,7 @@ deflinear(conj_p)
 
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate; the tensor itself for real dtypes."""
+    need_tensor(input, "conj")
     if not input._dtype.is_complex:
         return input
     if not input._strided:  # (a sparse layout's own conjugate: ops/sparse_pointwise.py)
@@ -450,6 +426,7 @@ def abs_(self: Tensor) -> Tensor:
 
 def sign(input: Tensor, *, out=None) -> Tensor:
     """Sign (-1, 0, 1) of each element; complex inputs are refused (use `sgn`)."""
+    need_tensor(input, "sign")
     _sign_complex_check(input)
     return _sign_raw(input, out=out)
 
@@ -460,7 +437,7 @@ def sign_(self: Tensor) -> Tensor:
 
 
 def _neg_check(x: Tensor) -> None:
-    check_tensor(x, "neg")
+    need_tensor(x, "neg")
     if x._dtype is dt.bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "

@@ -20,7 +20,13 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from . import _complex_math
-from ._arg_parser_text import called_as_method, invalid_combination, method_aware, tp_name
+from ._arg_parser_text import (
+    called_as_method,
+    invalid_combination,
+    method_aware,
+    need_tensor,
+    wrong_type,
+)
 from ._common import same_meta, type_name, write_out
 from ._in_float64 import _via64
 from ._rounding import in_16
@@ -35,7 +41,6 @@ from .unary import (
     INT_K,
     SAME,
     bool_meta,
-    check_tensor,
     cj,
     defjvp1,
     lowp,
@@ -566,7 +571,7 @@ def layout_own(input, name: str, out=None):
 
 def square(input: Tensor, *, out=None) -> Tensor:
     """x * x (as `pow(x, 2)`: bool becomes int64, like PyTorch)."""
-    check_tensor(input, "square")
+    need_tensor(input, "square")
     if (own := layout_own(input, "square", out)) is not None:
         return own(input)
     return _pow(input, 2, out=out)
@@ -594,13 +599,13 @@ def round_decimals(x: Tensor, decimals, name: str = "round", method: bool = True
     """The number of decimals, read as torch's parser reads an int (a NumPy or one-element
     integer tensor too, never a bool); as in PyTorch, passing `decimals` at all (even 0)
     selects the floating-point kernel, which integer tensors do not have."""
-    check_tensor(x, name)
+    need_tensor(x, name)
     if decimals is None:
         return 0
     if not _is_index(decimals, bool_ok=False):
         if not method and out is None:  # (both overloads fit two arguments: none is named)
             raise invalid_combination(name, _ROUND_OVERLOADS, (x,), {"decimals": decimals})
-        raise TypeError(f"{name}(): argument 'decimals' must be int, not {tp_name(decimals)}")
+        raise wrong_type(name, "decimals", None, "int", decimals)
     if x._dtype._kind == INT_K:
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x._dtype)}'")
@@ -621,7 +626,7 @@ def round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
 
 
 def _signed_inf_check(name: str, x: Tensor) -> None:
-    check_tensor(x, name)
+    need_tensor(x, name)
     if x._dtype.is_complex:
         raise RuntimeError(f"{name} does not support complex inputs.")
 
@@ -655,8 +660,7 @@ def _check_fill_values(nan, posinf, neginf) -> None:
         if v is None:
             continue
         if not isinstance(v, (int, float, np.integer, np.floating)):
-            raise TypeError(f"nan_to_num(): argument '{name}' must be float, not "
-                            f"{type(v).__name__}")
+            raise wrong_type("nan_to_num", name, None, "float", v)
 
 
 def nan_to_num(input: Tensor, nan: float | None = 0.0, posinf: float | None = None,

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from .._layout import contiguous_format
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
+from ._arg_parser_text import need_tensors
 from .creation import empty_strided
 from .inplace_view import copy_slices_geom, geometry
 from .movement import _is_int_arg, _narrow, layout_own
@@ -51,10 +52,7 @@ def _narrow_copy(input: Tensor, dim, start, length, first_pos: int) -> Tensor:
 
 
 def _check_tensors(name: str, input, src) -> None:
-    for pos, (pname, t) in enumerate((("input", input), ("src", src)), 1):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): argument '{pname}' (position {pos}) must be Tensor, "
-                            f"not {type(t).__name__}")
+    need_tensors(name, ("input", 1, input), ("src", 2, src))
 
 
 def _scatter_into(input: Tensor, src: Tensor, view: Callable[[Tensor], Tensor],

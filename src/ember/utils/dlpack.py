@@ -7,6 +7,7 @@ or any object with `__dlpack__` (the idiomatic route PyTorch recommends).
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..ops._arg_parser_text import need_tensor
 from ..ops.creation import from_dlpack
 
 __all__ = ["from_dlpack", "to_dlpack"]
@@ -14,9 +15,7 @@ __all__ = ["from_dlpack", "to_dlpack"]
 
 def to_dlpack(tensor: Tensor):
     """A DLPack capsule sharing `tensor`'s memory (consume it once, with `from_dlpack`)."""
-    if not isinstance(tensor, Tensor):
-        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not "
-                        f"{type(tensor).__name__}")
+    need_tensor(tensor, "_to_dlpack", "data")
     # NOTE: unlike `Tensor.__dlpack__`, PyTorch's to_dlpack exports a tensor that requires
     # grad (the capsule carries memory, not the graph).
     return tensor.detach().__dlpack__()

@@ -16,7 +16,7 @@ from ... import _dtype as dt
 from ..._tensor import Tensor
 from ..._user_warnings import user_stacklevel
 from ...amp.autocast_mode import autocast_op
-from ...ops._arg_parser_text import tp_name
+from ...ops._arg_parser_text import need_tensor
 from ...ops._common import type_name
 from ...ops._scalar_value import real_operand, scalar_value
 from ...ops.activation import (
@@ -49,7 +49,6 @@ from ...ops.double_backward import double_backward
 from ...ops.glu import glu_halves
 from ...ops.registry import rename_node, shows
 from ...ops.softmax import implicit_softmax_dim
-from ...ops.unary import check_tensor
 
 relu = functional_relu  # F.relu(input, inplace=False); torch.relu takes the tensor alone
 
@@ -129,10 +128,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 @autocast_op("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), with one slope per channel (dim 1) or one overall."""
-    check_tensor(input, "prelu")
-    if not isinstance(weight, Tensor):
-        raise TypeError("prelu(): argument 'weight' (position 2) must be Tensor, not "
-                        f"{tp_name(weight)}")
+    need_tensor(input, "prelu")
+    need_tensor(weight, "prelu", "weight", 2)
     w = weight
     if weight.numel() != 1:
         if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
@@ -159,7 +156,7 @@ def _float_only(input: Tensor, kernel: str) -> None:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    check_tensor(input, "hardshrink")
+    need_tensor(input, "hardshrink")
     _float_only(input, "hardshrink_cpu")
     lambd = float(scalar_value(lambd, input.dtype))  # (the kernel reads it as the input's type)
     # (PyTorch's node saves the input: an in-place op on it refuses backward; its
@@ -169,7 +166,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    check_tensor(input, "softshrink")
+    need_tensor(input, "softshrink")
     lambd = float(real_operand(lambd, dt.float64))  # (read as a double first, then checked)
     _float_only(input, "softshrink_check")
     top = float(E.finfo(input.dtype).max)
@@ -189,7 +186,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     As PyTorch's kernel draws it: one double uniform per element `<= 0`, in order (a NaN
     draws none and passes through), between bounds and into a slope rounded to the compute
     dtype (float for 16-bit inputs). The gradient is the slope drawn (1 elsewhere)."""
-    check_tensor(input, "rrelu_" if inplace else "rrelu")
+    need_tensor(input, "rrelu_" if inplace else "rrelu")
     lower, upper = (real_operand(v, dt.float64) for v in (lower, upper))  # (read as doubles)
     for side, v in (("lower", lower), ("upper", upper)):
         if not math.isfinite(v):
@@ -229,7 +226,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.",
                       stacklevel=user_stacklevel())
-    check_tensor(logits, "empty_like")  # (torch's first op on logits)
+    need_tensor(logits, "empty_like")  # (torch's first op on logits)
     gumbels = -E.empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:

@@ -5,7 +5,7 @@ bias's size) before any arithmetic."""
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...ops._arg_parser_text import tp_name
+from ...ops._arg_parser_text import need_tensors
 from ...ops._common import c_type_name
 from ...ops.registry import saves
 
@@ -16,10 +16,7 @@ def _check(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None) 
     named = [("input1", input1), ("input2", input2), ("weight", weight)]
     if bias is not None:
         named.append(("bias", bias))
-    for i, (name, t) in enumerate(named):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"bilinear(): argument '{name}' (position {i + 1}) must be Tensor, "
-                            f"not {tp_name(t)}")
+    need_tensors("bilinear", *((name, i + 1, t) for i, (name, t) in enumerate(named)))
     if len({t.dtype for _, t in named}) > 1:
         got = ", ".join(f"{name}: {c_type_name(t.dtype)}" for name, t in named)
         raise RuntimeError(f"All tensors must have the same dtype, got {got}")

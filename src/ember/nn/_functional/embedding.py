@@ -16,9 +16,9 @@ import ember as E
 
 from ..._tensor import Tensor
 from ...ops import nn_ops
+from ...ops._arg_parser_text import need_tensors
 from ...ops._common import checked_type_name
 from ...ops.registry import check_grad_write
-from ...ops.unary import check_tensors
 
 __all__ = ["embedding"]
 
@@ -97,5 +97,5 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         input = input.contiguous()
         embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     if weight.__class__ is not Tensor or input.__class__ is not Tensor:
-        check_tensors("embedding", ("weight", 1, weight), ("indices", 2, input))
+        need_tensors("embedding", ("weight", 1, weight), ("indices", 2, input))
     return nn_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)

@@ -17,7 +17,7 @@ from ..._tensor import Tensor
 from ..._user_warnings import user_stacklevel
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import autocast_op, cast_for
-from ...ops._arg_parser_text import tp_name
+from ...ops._arg_parser_text import need_int, need_tensor, need_tensors, touch_then_check
 from ...ops._common import c_type_name, type_name
 from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
@@ -27,7 +27,6 @@ from ...ops.layer_norm import check_affine as check_layer_norm_affine
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 from ...ops.registry import rename_node, saves
-from ...ops.unary import check_tensor, check_tensors, touch_then_check
 from ..attention import SDPBackend, choose_cpu_backend
 from ..attention.bias import CausalBias
 from .norm_checks import (
@@ -51,10 +50,8 @@ __all__ = [
 def _not_tensor(fname: str, *args, optional: tuple = ("bias",)) -> None:
     """PyTorch's argument-parser TypeError for the first (name, value) that is not a Tensor
     (None passes for the `optional` ones)."""
-    for i, (name, v) in enumerate(args):
-        if not isinstance(v, Tensor) and not (v is None and name in optional):
-            raise TypeError(f"{fname}(): argument '{name}' (position {i + 1}) must be Tensor, "
-                            f"not {tp_name(v)}")
+    need_tensors(fname, *((name, i + 1, v) for i, (name, v) in enumerate(args)),
+                 optional=optional)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -115,7 +112,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     """Zero each element with probability p and scale the rest by 1 / (1 - p)."""
     _check_p(p)
     if input.__class__ is not Tensor:
-        check_tensor(input, "dropout")
+        need_tensor(input, "dropout")
     return _dropout_impl(input, p, training, inplace, False, False)
 
 
@@ -123,7 +120,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
     _check_p(p)
     if input.__class__ is not Tensor:
-        check_tensor(input, "alpha_dropout")
+        need_tensor(input, "alpha_dropout")
     return _dropout_impl(input, p, training, inplace, False, True)
 
 
@@ -131,7 +128,7 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     _check_p(p)
     if input.__class__ is not Tensor:
-        check_tensor(input, "feature_alpha_dropout")
+        need_tensor(input, "feature_alpha_dropout")
     return _dropout_impl(input, p, training, inplace, True, True)
 
 
@@ -192,7 +189,8 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dim (classes inferred as max + 1 when -1)."""
-    check_tensor(tensor, "one_hot")
+    need_tensor(tensor, "one_hot")
+    num_classes = need_int(num_classes, "one_hot", "num_classes", 2)
     if tensor.dtype is not E.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:
@@ -242,7 +240,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
     if input.__class__ is not Tensor or not (weight is None or weight.__class__ is Tensor) or \
             not (bias is None or bias.__class__ is Tensor):
-        check_tensors("layer_norm", ("input", 1, input), ("weight", 3, weight),
+        need_tensors("layer_norm", ("input", 1, input), ("weight", 3, weight),
                       ("bias", 4, bias), optional=("weight", "bias"))
     shape = normalized_shape_arg("layer_norm", normalized_shape)
     k = len(shape)
@@ -266,7 +264,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     """x / sqrt(mean(x^2) + eps) over the trailing dims (eps defaults to the dtype's eps),
     times `weight`; the result has the input's dtype, whatever the weight's."""
     if input.__class__ is not Tensor or not (weight is None or weight.__class__ is Tensor):
-        check_tensors("rms_norm", ("input", 1, input), ("weight", 3, weight),
+        need_tensors("rms_norm", ("input", 1, input), ("weight", 3, weight),
                       optional=("weight",))
     shape = normalized_shape_arg("rms_norm", normalized_shape)
     check_rms_norm_inputs(input, shape, weight)
@@ -357,13 +355,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     """
     if input.__class__ is not Tensor:  # (torch's Python reads input.size() when training)
         touch_then_check(input, "size", "batch_norm") if training else \
-            check_tensor(input, "batch_norm")
+            need_tensor(input, "batch_norm")
     if training:
         size = input.numel() // max(input.shape[1], 1)
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
-    check_tensors("batch_norm", ("weight", 2, weight), ("bias", 3, bias),
+    need_tensors("batch_norm", ("weight", 2, weight), ("bias", 3, bias),
                   ("running_mean", 4, running_mean), ("running_var", 5, running_var),
                   optional=("weight", "bias", "running_mean", "running_var"))
     _batch_norm_checks(input, running_mean, running_var, weight, bias, training)
@@ -424,7 +422,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     """Normalise each (sample, channel) plane over its spatial positions."""
     if input.__class__ is not Tensor:  # (torch's Python reads input.size() for input stats)
         touch_then_check(input, "size", "instance_norm") if use_input_stats else \
-            check_tensor(input, "instance_norm")
+            need_tensor(input, "instance_norm")
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
@@ -478,7 +476,7 @@ def _norm(x: Tensor, p: float, dim, keepdim: bool) -> Tensor:
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between x1 and x2 along `dim` (each normalised first, as in ATen)."""
     if x1.__class__ is not Tensor or x2.__class__ is not Tensor:
-        check_tensors("cosine_similarity", ("x1", 1, x1), ("x2", 2, x2))
+        need_tensors("cosine_similarity", ("x1", 1, x1), ("x2", 2, x2))
     # NOTE: ATen promotes the pair first and refuses a common dtype that is not a real
     # floating type (so a long tensor with a float one works, two long tensors do not)
     common = E.result_type(x1, x2)
@@ -497,7 +495,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p along the last dim."""
     if x1.__class__ is not Tensor or x2.__class__ is not Tensor:
-        check_tensors("pairwise_distance", ("x1", 1, x1), ("x2", 2, x2))
+        need_tensors("pairwise_distance", ("x1", 1, x1), ("x2", 2, x2))
     dim = max(x1.dim(), x2.dim()) - 1
     out = _norm(x1 - x2 + eps, p, dim, keepdim)
     if out.grad_fn is not None:
@@ -632,7 +630,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     """
     if query.__class__ is not Tensor or key.__class__ is not Tensor or \
             value.__class__ is not Tensor:
-        check_tensors("scaled_dot_product_attention", ("query", 1, query), ("key", 2, key),
+        need_tensors("scaled_dot_product_attention", ("query", 1, query), ("key", 2, key),
                       ("value", 3, value))
     _check_attention_inputs(query, key, value, attn_mask)
     if is_causal and isinstance(attn_mask, CausalBias):

@@ -18,9 +18,9 @@ from ..._view import broadcast_shapes
 from ...amp.autocast_mode import cast_for
 from ...ops import ctc_loss as ctc_ops
 from ...ops import loss_ops, nn_ops
+from ...ops._arg_parser_text import need_tensors, touch_then_check
 from ...ops._common import has_values, type_name
 from ...ops.registry import rename_node
-from ...ops.unary import check_tensors, touch_then_check
 from .layers import pairwise_distance
 
 __all__ = [
@@ -186,7 +186,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """-input[n, target[n]] * weight[target[n]], averaged by the total weight for 'mean'."""
     if input.__class__ is not Tensor or target.__class__ is not Tensor or \
             not (weight is None or weight.__class__ is Tensor):
-        check_tensors("nll_loss_nd", ("input", 1, input), ("target", 2, target),
+        need_tensors("nll_loss_nd", ("input", 1, input), ("target", 2, target),
                       ("weight", 3, weight), optional=("weight",))
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -215,7 +215,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     `target` holds class probabilities (same shape as `input`, floating)."""
     if input.__class__ is not Tensor or target.__class__ is not Tensor or \
             not (weight is None or weight.__class__ is Tensor):
-        check_tensors("cross_entropy_loss", ("input", 1, input), ("target", 2, target),
+        need_tensors("cross_entropy_loss", ("input", 1, input), ("target", 2, target),
                       ("weight", 3, weight), optional=("weight",))
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -338,7 +338,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     _touch_sizes("binary_cross_entropy_with_logits", input, target)
     if not (weight is None or weight.__class__ is Tensor) or \
             not (pos_weight is None or pos_weight.__class__ is Tensor):
-        check_tensors("binary_cross_entropy_with_logits", ("weight", 3, weight),
+        need_tensors("binary_cross_entropy_with_logits", ("weight", 3, weight),
                       ("pos_weight", 4, pos_weight), optional=("weight", "pos_weight"))
     input, target, weight, pos_weight = cast_for("fp32", input, target, weight, pos_weight)
     if target.shape != input.shape:
@@ -493,7 +493,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if reduction != "batchmean":
         reduction = _reduction_name(reduction)
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
-        check_tensors("kl_div", ("input", 1, input), ("target", 2, target))
+        need_tensors("kl_div", ("input", 1, input), ("target", 2, target))
     _kl_div_dtypes(input, target)
     if log_target:
         loss = target.exp() * (target - input)
@@ -531,7 +531,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         raise ValueError(f"{reduction} is not a valid value for reduction")
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
-        check_tensors("poisson_nll_loss", ("input", 1, input), ("target", 2, target))
+        need_tensors("poisson_nll_loss", ("input", 1, input), ("target", 2, target))
     input, target = cast_for("fp32", input, target)
     if log_input:
         loss = input.exp() - target * input
@@ -588,7 +588,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
-        check_tensors("soft_margin_loss", ("input", 1, input), ("target", 2, target))
+        need_tensors("soft_margin_loss", ("input", 1, input), ("target", 2, target))
     input, target = cast_for("fp32", input, target)
     shape = broadcast_shapes(input._shape, target._shape)
     if shape != input._shape:  # PyTorch multiplies the target into an input-shaped result
@@ -643,7 +643,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input1.__class__ is not Tensor or input2.__class__ is not Tensor or \
             target.__class__ is not Tensor:
-        check_tensors("cosine_embedding_loss", ("input1", 1, input1), ("input2", 2, input2),
+        need_tensors("cosine_embedding_loss", ("input1", 1, input1), ("input2", 2, input2),
                       ("target", 3, target))
     input1, input2, target = cast_for("fp32", input1, input2, target)
     if target.dim() not in (0, 1):
@@ -681,7 +681,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
                          reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
-        check_tensors("hinge_embedding_loss", ("input", 1, input), ("target", 2, target))
+        need_tensors("hinge_embedding_loss", ("input", 1, input), ("target", 2, target))
     input, target = cast_for("fp32", input, target)
     zeros = E.zeros_like(input)
     # PyTorch fills a tensor like the input with the margin and subtracts the input from
@@ -701,7 +701,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if anchor.__class__ is not Tensor or positive.__class__ is not Tensor or \
             negative.__class__ is not Tensor:
-        check_tensors("triplet_margin_loss", ("anchor", 1, anchor), ("positive", 2, positive),
+        need_tensors("triplet_margin_loss", ("anchor", 1, anchor), ("positive", 2, positive),
                       ("negative", 3, negative))
     return _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
 

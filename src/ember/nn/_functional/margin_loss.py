@@ -14,9 +14,9 @@ import ember as E
 
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
+from ...ops._arg_parser_text import need_tensors
 from ...ops._common import has_values, type_name
 from ...ops.registry import rename_node
-from ...ops.unary import check_tensors
 from .layers import one_hot
 from .loss import _check_weight_dtype, _legacy_reduction, non_differentiable
 
@@ -66,7 +66,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
-        check_tensors("multi_margin_loss", ("input", 1, input), ("target", 2, target))
+        need_tensors("multi_margin_loss", ("input", 1, input), ("target", 2, target))
     non_differentiable("multi_margin_loss", weight=weight)
     nframe, n_classes = _frames(input)
     if target.dim() > 1 or target.numel() != nframe:
@@ -104,7 +104,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     each row of `target` lists class indices, ended by the first -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
-        check_tensors("multilabel_margin_loss", ("input", 1, input), ("target", 2, target))
+        need_tensors("multilabel_margin_loss", ("input", 1, input), ("target", 2, target))
     input, = cast_for("fp32", input)
     nframe, n_classes = _frames(input)
     tshape = list(target.shape)

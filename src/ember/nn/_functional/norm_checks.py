@@ -13,6 +13,7 @@ from ... import _dtype as dt
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...ops._common import c_type_name, type_name
+from ...ops._size_args import int_list
 
 
 def check_group_norm_affine(input: Tensor, weight: Tensor | None,
@@ -50,10 +51,7 @@ def check_instance_norm_affine(input: Tensor, weight: Tensor | None, bias: Tenso
 def normalized_shape_arg(fname: str, normalized_shape) -> tuple[int, ...]:
     """`normalized_shape` as a tuple. The functional forms take a sequence only: PyTorch's
     argument parser refuses a bare int (the module classes wrap one themselves)."""
-    if isinstance(normalized_shape, (int, float)):
-        raise TypeError(f"{fname}(): argument 'normalized_shape' (position 2) must be tuple "
-                        f"of ints, not {type(normalized_shape).__name__}")
-    return tuple(normalized_shape)
+    return int_list((normalized_shape,), fname, "normalized_shape", 2, method=False)
 
 
 _warned_mismatch = []  # PyTorch's TORCH_WARN_ONCE: once per process, whatever the dtypes

@@ -17,9 +17,9 @@ import ember as E
 from ..._tensor import Tensor
 from ..._user_warnings import user_stacklevel, warn_at_user
 from ...amp.autocast_mode import autocast_op
+from ...ops._arg_parser_text import need_tensors
 from ...ops._spacing import linspace_float as _linspace_float
 from ...ops.sampling import MODES, PADDINGS, grid_sampler
-from ...ops.unary import check_tensors
 
 __all__ = ["grid_sample", "affine_grid"]
 
@@ -42,7 +42,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         warn_at_user(_DEFAULT_CHANGED)
         align_corners = False
     if input.__class__ is not Tensor or grid.__class__ is not Tensor:
-        check_tensors("grid_sampler", ("input", 1, input), ("grid", 2, grid))
+        need_tensors("grid_sampler", ("input", 1, input), ("grid", 2, grid))
     return grid_sampler(input, grid, MODES[mode], PADDINGS[padding_mode], align_corners)
 
 

@@ -16,8 +16,9 @@ from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_op, cast_op
 from ...ops import nn_ops
+from ...ops._arg_parser_text import need_tensor, wrong_type
 from ...ops._common import type_name
-from ...ops._nested_data import type_name as tp_name
+from ...ops._size_args import int_list
 from ...ops.conv import (
     as_channels_last,
     channels_last_like,
@@ -51,7 +52,6 @@ from ...ops.registry import (
     rename_node,
     saves,
 )
-from ...ops.unary import check_tensor
 from .interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 
 __all__ = [
@@ -140,8 +140,8 @@ def _check_output_size(input: Tensor, pad: tuple, k: int, name: str) -> None:
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the trailing dims by `pad` = (left_last, right_last, left_2nd_last, ...)."""
     if input.__class__ is not Tensor:
-        check_tensor(input, "pad")
-    pad = tuple(int(p) for p in pad)
+        need_tensor(input, "pad")
+    pad = int_list((pad,), "pad", "pad", 2, method=False)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     # PyTorch's checks, in its order (aten's _pad_enum)
@@ -264,7 +264,7 @@ def _im2col_dims_valid(input: Tensor) -> bool:
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L) sliding blocks."""
-    check_tensor(input, "im2col")
+    need_tensor(input, "im2col")
     k, dl, pd, st = (_pair(v) for v in (kernel_size, dilation, padding, stride))
     _window_checks({"kernel_size": k, "dilation": dl, "padding": pd, "stride": st},
                    ("kernel_size", "dilation", "padding", "stride"))
@@ -293,7 +293,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """col2im: sum sliding blocks (N, C * kh * kw, L) back into (N, C, H, W)."""
-    check_tensor(input, "col2im")
+    need_tensor(input, "col2im")
     out, k, dl, pd, st = (_pair(v) for v in (output_size, kernel_size, dilation, padding,
                                              stride))
     if len(out) != 2:
@@ -346,15 +346,12 @@ def _shuffled(input: Tensor, out: Tensor, name: str) -> Tensor:
 
 def _shuffle_checks(name: str, factor: str, input: Tensor, r) -> int:
     """PyTorch's argument parser's and kernel's checks, in its order; the factor as an int."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{tp_name(type(input))}")
+    need_tensor(input, name)
     if isinstance(r, Tensor) and r.dim() == 0 and not r.dtype.is_floating_point and \
             not r.dtype.is_complex and r.dtype != E.bool:
         r = int(r)
     if not isinstance(r, (int, np.integer)) or isinstance(r, (bool, np.bool_)):
-        raise TypeError(f"{name}(): argument '{factor}' (position 2) must be int, not "
-                        f"{tp_name(type(r))}")
+        raise wrong_type(name, factor, 2, "int", r)
     r = int(r)
     if input.dim() < 3:
         raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
@@ -523,8 +520,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 def _check_shuffle(input: Tensor, groups) -> None:
     """PyTorch's checks of channel_shuffle's arguments, in its order and words."""
     if not isinstance(groups, int) or isinstance(groups, bool):
-        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not "
-                        f"{type(groups).__name__}")
+        raise wrong_type("channel_shuffle", "groups", 2, "int", groups)
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
                            f"sizes {list(input.shape)}")
