@@ -138,6 +138,8 @@ class Node:
     _anomaly = None  # the forward traceback, when anomaly mode was on
     _metadata = None
     _packed = False  # whether saved_tensors_hooks packed what it saved (saved_hooks.py)
+    _left = None  # what `_saved_*` still reads after backward freed `_saved` (saved_attrs)
+    _kept_freed = 0  # how many `_kept` tensors backward freed
     _compiled = None  # the compiled function whose capture recorded this node (ember.graph)
     _kept = None  # ((tensor, version, output nr), ...) what PyTorch's kernel saves (`keep`)
     # {name: value}: the op's arguments as the caller gave them, where the params hold them
@@ -240,9 +242,21 @@ class Node:
         if rule is not None and rule is not MISSING and not rule.save_output \
                 and not rule.wanted.get(self._needs, 1) and self._kept is None:
             return  # it saved nothing (add, views, sum ...): nothing to free, as in PyTorch
+        saved, kept = self._saved, self._kept
         self._saved = None
         self._out = None
         self._kept = None
+        if saved:
+            tensor = T.Tensor
+            for s in saved:
+                if s.__class__ is not tensor:
+                    self._left = _left_after_release(saved)
+                    break
+            else:  # (only tensors: their shapes matter where one needed no gradient)
+                if None in (self._in_meta or ()):
+                    self._left = _left_after_release(saved)
+        if kept is not None:
+            self._kept_freed = len(kept)
 
     def apply(self, grads: list, create_graph: bool) -> list:
         return _engine.run_vjp(self, grads, create_graph)
@@ -534,6 +548,30 @@ _WRAPPED_NUMBER_OPS = frozenset(("add", "sub", "add_alpha", "sub_alpha", "rsub_s
                                  "div_trunc", "remainder_scalar"))
 _NO_EDGE = (None, 0)
 _NO_PARAMS: dict = {}  # (shared, never written: a rule's **params makes its own dict)
+
+
+class Freed:
+    """A saved tensor backward freed: reading it raises; its shape stays (PyTorch keeps an
+    operand's sizes apart from the operand: `_saved_mat1_sym_sizes`)."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape) -> None:
+        self.shape = shape
+
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _left_after_release(saved: tuple) -> tuple:
+    """What PyTorch's node still shows once backward freed it: its Scalar arguments, and
+    None for the tensors it never saved; each freed tensor is `Freed`."""
+    left = []
+    for s in saved:
+        if s is not None and s.__class__ not in _NUMBERS:
+            s = None if s.__class__ is Metadata else Freed(getattr(s, "_shape", None))
+        left.append(s)
+    return tuple(left)
 
 
 def _save(node, prim, rule, args, needs, out, multi) -> None:

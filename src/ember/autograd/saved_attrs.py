@@ -9,20 +9,9 @@ class PyTorch names to where each of its attributes lives here. Tutorials print 
 tensor attribute then raises PyTorch's "Trying to backward through the graph a second
 time" error, while numbers (dims, scalars kept in the parameters) stay readable.
 
-A source in the table is one of:
-- `aN`: tensor input N as saved (None where the derivative did not need it, as PyTorch
-  saves an undefined tensor there); `nN`: number input N (a Scalar in PyTorch's signature,
-  so no `_raw_saved_` SavedTensor);
-- `r` / `rN`: output 0 / N as saved;
-- `p.NAME` or `p.NAME|DEFAULT`: the static parameter NAME (DEFAULT when not recorded);
-  `p.NAME!0`: its first element (a one-dim op whose parameter is a tuple of dims here);
-  `p.NAME!i`: an integral float shown as an int; `p.NAME!u`: an int shown as PyTorch's int64
-  reads as unsigned (None as -1, PyTorch's "none": embedding's padding_idx); `p.NAME!r`: a
-  loss's reduction as PyTorch's enum (none 0, mean 1, sum 2);
-- `keyN`: an indexing op's tensor indices, in its key's order (None for each whole dim),
-  the index tensors being its inputs from N on;
-- `szN`: the shape of input N (`_saved_self_sym_sizes`), `numel0` input 0's element count,
-  `ndN` its number of dims.
+The table (`saved_table.TABLE_SPEC`) says where each value lives; `_resolve` reads its
+sources, and `_DERIVED` works out the values PyTorch's kernels keep that ember's rules
+recompute (`f.NAME`).
 
 PyTorch's node keeps a dim as the caller gave it (negative, a tuple in the caller's order,
 None for every dim), where ember's params hold it normalised for the kernels: an op that
@@ -35,198 +24,26 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from . import saved_hooks as _saved_hooks
+from .saved_table import TABLE_SPEC
 
 if TYPE_CHECKING:
     from .graph import Node
-
-# (nodes whose only saved value is the input's shape: PyTorch's views and sums)
-_SIZES = "self_sym_sizes=sz0"
-_SELF = "self=a0"
-_RESULT = "result=r"
-
-_TABLE_SPEC = {
-    # binary arithmetic
-    "AddBackward0": "alpha=p.alpha|1",
-    "SubBackward0": "alpha=p.alpha|1",
-    "RsubBackward1": "alpha=p.alpha|1",
-    "MulBackward0": "other=a1 self=a0",
-    "DivBackward0": "other=a1 self=a0",
-    "PowBackward0": "exponent=n1 self=a0",
-    "PowBackward1": "exponent=a1 result=r self=a0",
-    "PowBackward2": "exponent=a1 result=r self=n0",
-    "MinimumBackward0": "other=a1 self=a0",
-    "MaximumBackward0": "other=a1 self=a0",
-    "FminBackward0": "other=a1 self=a0",
-    "FmaxBackward0": "other=a1 self=a0",
-    "Atan2Backward0": "other=a1 self=a0",
-    "HypotBackward0": "other=a1 result=r self=a0",
-    "XlogyBackward0": "other=a1 self=a0",
-    "LogaddexpBackward0": "other=a1 self=a0",
-    "AddcmulBackward0": "tensor1=a1 tensor2=a2 value=p.value|1",
-    "AddcdivBackward0": "tensor1=a1 tensor2=a2 value=p.value|1",
-    "LerpBackward0": "weight=n2",
-    "LerpBackward1": "end=a1 self=a0 weight=a2",
-    "FmodBackward1": "other=a1 self=a0",
-    "RemainderBackward1": "other=a1 self=a0",
-    "LdexpBackward0": "other=a1 result=r",
-    "WhereBackward0": "condition=a0",
-    "ClampBackward1": "max=n2 min=n1 self=a0",
-    "ClampBackward0": "max=a2 min=a1 self=a0",
-    "ClampMinBackward0": "min=n1 self=a0",
-    "ClampMaxBackward0": "max=n1 self=a0",
-    # unary math: what each derivative reads
-    "ExpBackward0": _RESULT, "Exp2Backward0": _RESULT, "Expm1Backward0": _RESULT,
-    "SqrtBackward0": _RESULT, "RsqrtBackward0": _RESULT, "ReciprocalBackward0": _RESULT,
-    "TanhBackward0": _RESULT, "SigmoidBackward0": _RESULT, "ReluBackward0": _RESULT,
-    "SgnBackward0": "result=r self=a0",
-    "LogBackward0": _SELF, "Log2Backward0": _SELF, "Log10Backward0": _SELF,
-    "Log1PBackward0": _SELF, "SinBackward0": _SELF, "CosBackward0": _SELF,
-    "TanBackward0": _RESULT, "SinhBackward0": _SELF, "CoshBackward0": _SELF,
-    "AsinBackward0": _SELF, "AcosBackward0": _SELF, "AtanBackward0": _SELF,
-    "AsinhBackward0": _SELF, "AcoshBackward0": _SELF, "AtanhBackward0": _SELF,
-    "AbsBackward0": _SELF, "ErfBackward0": _SELF, "ErfinvBackward0": _SELF,
-    "LgammaBackward0": _SELF, "DigammaBackward0": _SELF, "I0Backward0": _SELF,
-    "SincBackward0": _SELF, "AngleBackward0": _SELF, "NanToNumBackward0": _SELF,
-    "SiluBackward0": _SELF, "MishBackward0": _SELF, "HardswishBackward0": _SELF,
-    "HardsigmoidBackward0": _SELF, "SignBackward0": "", "NegBackward0": "",
-    "FloorBackward0": "", "CeilBackward0": "", "RoundBackward0": "", "TruncBackward0": "",
-    "FracBackward0": "", "ConjBackward0": "", "CloneBackward0": "",
-    "LogitBackward0": "eps=p.eps self=a0",
-    "ThresholdBackward0": "self=a0 threshold=p.threshold",
-    "CeluBackward0": "alpha=p.alpha self=a0",
-    "GeluBackward0": "approximate=p.approximate|none self=a0",
-    "LeakyReluBackward0": "negative_slope=p.negative_slope self=a0",
-    # (F.elu / F.selu pass PyTorch's kernel an int 1 where a scale is 1: `!i` shows an
-    # integral float parameter as an int)
-    "EluBackward0": "alpha=p.alpha input_scale=p.input_scale!i scale=p.scale!i self=a0",
-    "SoftplusBackward0": "beta=p.beta self=a0 threshold=p.threshold",
-    "HardtanhBackward0": "max_val=p.max_val min_val=p.min_val self=a0",
-    "SoftmaxBackward0": "dim=p.dim result=r",
-    "LogSoftmaxBackward0": "dim=p.dim result=r",
-    # reductions
-    "SumBackward0": _SIZES,
-    "SumBackward1": "dim=p.dims keepdim=p.keepdim " + _SIZES,
-    "MeanBackward0": "self_sym_numel=numel0 " + _SIZES,
-    "MeanBackward1": "dim=p.dims keepdim=p.keepdim self_sym_numel=numel0 " + _SIZES,
-    "ProdBackward0": "result=r self=a0",
-    "ProdBackward1": "dim=p.dims!0 keepdim=p.keepdim result=r self=a0",
-    "MaxBackward1": "result=r self=a0",
-    "MinBackward1": "result=r self=a0",
-    "MaxBackward0": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
-    "MinBackward0": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
-    "MedianBackward1": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
-    "ModeBackward0": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
-    "KthvalueBackward0": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
-    "SortBackward0": "dim=p.dim indices=r1 " + _SIZES,
-    "SortBackward1": "dim=p.dim indices=r1 " + _SIZES,
-    "TopkBackward0": "dim=p.dim indices=r1 " + _SIZES,
-    "AmaxBackward0": "dim=p.dims keepdim=p.keepdim result=r self=a0",
-    "AminBackward0": "dim=p.dims keepdim=p.keepdim result=r self=a0",
-    "MedianBackward0": "result=r self=a0",
-    "NanmedianBackward0": "result=r self=a0",
-    "LogsumexpBackward0": "dim=p.dims keepdim=p.keepdim result=r self=a0",
-    "NansumBackward0": "dim=p.dims keepdim=p.keepdim self=a0",
-    "NanmedianBackward1": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
-    "VarBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim self=a0",
-    "StdBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim result=r self=a0",
-    "VarMeanBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim self=a0",
-    "StdMeanBackward0": "correction=p.correction dim=p.dims keepdim=p.keepdim result0=r0 "
-                        "self=a0",
-    "LinalgVectorNormBackward0": "dim=p.dims keepdim=p.keepdim ord=p.ord result=r self=a0",
-    "CumsumBackward0": "dim=p.dim",
-    "CumprodBackward0": "dim=p.dim result=r self=a0",
-    "LogcumsumexpBackward0": "dim=p.dim result=r self=a0",
-    "CummaxBackward0": "dim=p.dim indices=r1 self=a0",
-    "CumminBackward0": "dim=p.dim indices=r1 self=a0",
-    # linear algebra
-    # (PyTorch's `*_sym_strides`, an input's strides when it needs a gradient, are not
-    # kept here: those nodes show no such attribute)
-    "MmBackward0": "mat2=a1 mat2_sym_sizes=sz1 self=a0 self_sym_sizes=sz0",
-    "BmmBackward0": "mat2=a1 self=a0",
-    "MvBackward0": "self=a0 vec=a1",
-    "DotBackward0": "self=a0 tensor=a1",
-    "AddmmBackward0": "alpha=p.alpha|1 beta=p.beta|1 mat1=a1 mat1_sym_sizes=sz1 mat2=a2 "
-                      "mat2_sym_sizes=sz2",
-    "AddmvBackward0": "alpha=p.alpha|1 beta=p.beta|1 mat=a1 vec=a2",
-    "AddbmmBackward0": "alpha=p.alpha|1 batch1=a1 batch1_sym_argsize_0=sz1.0 "
-                       "batch1_sym_argsize_1=sz1.1 batch2=a2 batch2_sym_argsize_2=sz2.2 "
-                       "beta=p.beta|1",
-    "BaddbmmBackward0": "alpha=p.alpha|1 batch1=a1 batch2=a2 beta=p.beta|1",
-    "AddrBackward0": "alpha=p.alpha|1 beta=p.beta|1 vec1=a1 vec2=a2",
-    "LinalgCrossBackward0": "dim=p.dim other=a1 self=a0",
-    "TraceBackward0": _SIZES,
-    # views and copies
-    "ViewBackward0": _SIZES, "UnsafeViewBackward0": _SIZES, "ExpandBackward0": _SIZES,
-    "SqueezeBackward0": _SIZES, "SqueezeBackward1": "dim=p.dims!0 " + _SIZES,
-    "SqueezeBackward2": "dim=p.dims " + _SIZES,
-    "UnsqueezeBackward0": "dim=p.dim",
-    "TransposeBackward0": "dim0=p.dim0 dim1=p.dim1",
-    # (the in-place views: squeeze_(), squeeze_(d), squeeze_(dims), unsqueeze_, transpose_)
-    "SqueezeBackward3": _SIZES, "SqueezeBackward4": "dim=p.dims!0 " + _SIZES,
-    "SqueezeBackward5": "dim=p.dims " + _SIZES,
-    "UnsqueezeBackward1": "dim=p.dim",
-    "TransposeBackward1": "dim0=p.dim0 dim1=p.dim1",
-    "PermuteBackward0": "dims=p.dims",
-    "SelectBackward0": "dim=p.dim index=p.index " + _SIZES,
-    "UnbindBackward0": "dim=p.dim",
-    "SplitBackward0": "dim=p.dim self_sym_sizes=sz0 split_size=p.split_size",
-    "SplitWithSizesBackward0": "dim=p.dim self_sym_sizes=sz0 split_sizes=p.split_sizes",
-    "UnsafeSplitBackward0": "dim=p.dim self_sym_sizes=sz0 split_size=p.split_size",
-    "UnsafeSplitWithSizesBackward0": "dim=p.dim self_sym_sizes=sz0 split_sizes=p.split_sizes",
-    "SliceBackward0": "dim=p.dim end=p.stop " + _SIZES + " start=p.start step=p.step",
-    "FlipBackward0": "dims=p.dims",
-    "RollBackward0": "dims=p.dims shifts=p.shifts",
-    "RepeatBackward0": "repeats=p.reps " + _SIZES,
-    "TriuBackward0": "diagonal=p.diagonal",
-    "TrilBackward0": "diagonal=p.diagonal",
-    "DiagonalBackward0": "dim1=p.dim1 dim2=p.dim2 offset=p.offset_ " + _SIZES,
-    "UnfoldBackward0": "dimension=p.dim " + _SIZES + " size=p.size step=p.step",
-    "AsStridedBackward0": "size=p.size storage_offset=p.storage_offset stride=p.stride_",
-    "AsStridedBackward1": "size=p.size storage_offset=p.storage_offset stride=p.stride_",
-    "DiagEmbedBackward0": "dim1=p.dim1 dim2=p.dim2 offset=p.offset",
-    "CatBackward0": "dim=p.dim",
-    "StackBackward0": "dim=p.dim",
-    # indexing
-    "GatherBackward0": "dim=p.dim index=a1 self=a0 sparse_grad=p.sparse_grad|False",
-    "MaskedFillBackward0": "mask=a1",
-    "MaskedSelectBackward0": "mask=a1 self=a0",
-    "ScatterBackward0": "dim=p.dim index=a1",
-    "ScatterBackward1": "dim=p.dim index=a1",
-    "ScatterAddBackward0": "dim=p.dim index=a1",
-    "IndexAddBackward0": "alpha=p.alpha|1 dim=p.dim index=a1 source=a2 source_dim=nd2",
-    "IndexCopyBackward0": "dim=p.dim index=a1 source=a2 source_dim=nd2",
-    "IndexFillBackward0": "dim=p.dim index=a1",
-    "IndexFillBackward1": "dim=p.dim index=a1",
-    "ScatterReduceBackward0": "dim=p.dim include_self=p.include_self index=a1 reduce=p.reduce "
-                              "result=r self=a0 src=a2",
-    "MaskedScatterBackward0": "mask=a1 source_sym_sizes=sz2",
-    "EmbeddingBackward0": "indices=a1 padding_idx=p.padding_idx!u "
-                          "scale_grad_by_freq=p.scale_grad_by_freq sparse=p.sparse|False "
-                          "weight_sym_argsize_0=sz0.0",
-    # losses
-    "MseLossBackward0": "reduction=p.reduction!r self=a0 target=a1",
-    "SmoothL1LossBackward0": "beta=p.beta reduction=p.reduction!r self=a0 target=a1",
-    "HuberLossBackward0": "delta=p.delta reduction=p.reduction!r self=a0 target=a1",
-    "BinaryCrossEntropyBackward0": "reduction=p.reduction!r self=a0 target=a1 weight=a2",
-    # (index_select is ember's indexing primitive with a key: its dim is the one given)
-    "IndexSelectBackward0": "dim=p.dim index=a1 " + _SIZES,
-    "IndexBackward0": "indices=key1 " + _SIZES,
-    "IndexPutBackward0": "accumulate=p.accumulate indices=key2",
-}
 
 
 def _parse(spec: str) -> tuple:
     return tuple(tuple(item.split("=", 1)) for item in spec.split())
 
 
-TABLE = {name: _parse(spec) for name, spec in _TABLE_SPEC.items()}
+TABLE = {name: _parse(spec) for name, spec in TABLE_SPEC.items()}
 # Renamed nodes whose inputs and parameters are those of PyTorch's op (unbind's pieces under
 # a transform are `select`s of the same input, with its `dim`; an in-place view's node is
 # its view's, renamed as PyTorch numbers the in-place overload)
-_RENAMED_OK = frozenset({"UnbindBackward0", "SqueezeBackward3", "SqueezeBackward4",
-                         "SqueezeBackward5", "UnsqueezeBackward1", "TransposeBackward1",
-                         "AsStridedBackward1"})
+_RENAMED_OK = frozenset({"MulBackward1", "DivBackward1", "NormBackward1", "UnbindBackward0",
+                         "SqueezeBackward3", "SqueezeBackward4", "SqueezeBackward5",
+                         "UnsqueezeBackward1", "TransposeBackward1", "AsStridedBackward1"})
 _MISSING = object()
 
 
@@ -234,20 +51,24 @@ def saved_attribute(node: Node, name: str):
     """The value PyTorch's node of this class shows as `name` (`_saved_self` ...; with
     `_raw_saved_self`, the SavedTensor holding it); an AttributeError for a name that class
     does not have."""
-    shown = _shown(node)
-    if shown is not None and name.startswith("_saved_") and name[7:] in shown:
-        return _shown_value(node, shown[name[7:]])
     raw = name.startswith("_raw_saved_")
-    source = _source(node, name[len("_raw_saved_" if raw else "_saved_"):]) \
-        if raw or name.startswith("_saved_") else None
-    if source is None or raw and not _is_tensor_source(source):
+    attr = name[len("_raw_saved_" if raw else "_saved_"):]
+    shown = _shown(node)
+    source = "shown" if shown is not None and attr in shown else \
+        _source(node, attr) if raw or name.startswith("_saved_") else None
+    if source is None or raw and not _has_raw(node, attr, source):
         raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
     if raw:
-        return SavedTensor(node, source)
+        return _raw(node, attr, source)
+    hooked = node.__dict__.get("_hooked")
+    if hooked is not None and any(a == attr for a, _ in hooked):
+        return _hooked_value(node, attr, hooked)
+    if source == "shown":
+        return _shown_value(node, shown[attr])
     given = node._given
     if given is not None:
         attr = name[len("_saved_"):]
-        if attr in given and not _is_tensor_source(source):
+        if attr in given and not _is_tensor_source(source) and not source.startswith("key"):
             return _as_given(given[attr], _resolve(node, source), attr)
     return _saved_hooks.unpack(_resolve(node, source))
 
@@ -265,7 +86,13 @@ def _shown_value(node: Node, value):
     if value.__class__ is ShownKept:
         if node._kept is None:
             _freed()
-        return node._kept[value][0]
+        t, _, output_nr = node._kept[value]
+        if output_nr is None:
+            return t
+        # (an output of the node itself: another tensor of its values, as a saved result)
+        from .. import _tensor as T
+
+        return T._alias(t, storage=False)
     if isinstance(value, tuple | list):
         return tuple(_unsigned(v) for v in value)
     return _unsigned(value)
@@ -303,6 +130,47 @@ def _is_tensor_source(source: str) -> bool:
     return source[0] in "ar" and (source[1:].isdigit() or source == "r")
 
 
+# (the `f.NAME` values that are tensors in PyTorch's signature: a `_raw_saved_` each)
+_TENSOR_DERIVED = frozenset({"nll_total_weight", "layer_norm_mean", "lu", "lu_pivots",
+                             "det_lu", "det_lu_pivots", "running_mean", "running_var",
+                             "logsigmoid_buffer", "absent"})
+
+
+def _has_raw(node: Node, attr: str, source: str) -> bool:
+    """Whether PyTorch's node has `_raw_saved_<attr>`: a SavedTensor for each tensor (or
+    list of tensors) of its signature it saves, defined or not."""
+    if source == "shown":
+        from ..ops.registry import ShownKept
+
+        return _shown(node)[attr].__class__ is ShownKept
+    return _is_tensor_source(source) or source.startswith("key") or \
+        source.startswith("f.") and source[2:] in _TENSOR_DERIVED
+
+
+def _raw(node: Node, attr: str, source: str):
+    """`_raw_saved_<attr>`: the SavedTensor (a tuple of them for a list of indices)."""
+    if _is_tensor_source(source):
+        return SavedTensor(node, source)
+    if source.startswith("key"):
+        n = len(node._given["indices"]) if node._given and "indices" in node._given else \
+            len((node._params or {}).get("key", ()))
+        return tuple(SavedTensor(node, source, attr, j) for j in range(n))
+    return SavedTensor(node, source, attr)
+
+
+def _hooked_value(node: Node, attr: str, hooked: dict):
+    """`_saved_<attr>` of a value whose SavedTensor has hooks: unpacked (gone after
+    backward)."""
+    if node._saved is None:
+        _freed()
+    if (attr, None) in hooked:
+        return _saved_hooks.unpack(hooked[attr, None])
+    n = len(_raw(node, attr, _source(node, attr)))
+    return tuple(_saved_hooks.unpack(hooked[attr, j]) if (attr, j) in hooked
+                 else _saved_hooks.unpack(_resolve(node, _source(node, attr))[j])
+                 for j in range(n))
+
+
 def _entry(node: Node) -> tuple:
     cls = type(node)
     if getattr(cls, "_by_rename", False) and cls.__name__ not in _RENAMED_OK:
@@ -321,11 +189,14 @@ class SavedTensor:
     """A tensor a node saved (`grad_fn._raw_saved_self`): `register_hooks(pack, unpack)`
     packs it now and unpacks it whenever backward (or `_saved_self`) reads it."""
 
-    __slots__ = ("_node", "_source")
+    __slots__ = ("_node", "_source", "_attr", "_item")
 
-    def __init__(self, node: Node, source: str) -> None:
+    def __init__(self, node: Node, source: str, attr: str | None = None,
+                 item: int | None = None) -> None:
         self._node = node
         self._source = source
+        self._attr = attr  # (set for a value the node shows but no rule reads: `_hooked`)
+        self._item = item  # (its place in a list of tensors: index's `indices`)
 
     def register_hooks(self, pack_hook, unpack_hook) -> None:
         node, src = self._node, self._source
@@ -336,7 +207,15 @@ class SavedTensor:
                 "autograd.grad(). Specify retain_graph=True if you need to backward through "
                 "the graph a second time or if you need to access saved variables after "
                 "calling backward.")
-        value = _resolve(node, src)
+        hooked = node.__dict__.setdefault("_hooked", {}) if self._attr else None
+        key = (self._attr, self._item)
+        if hooked is not None and key in hooked:
+            value = hooked[key]
+        elif hooked is not None:
+            value = saved_attribute(node, "_saved_" + self._attr)
+            value = value if self._item is None else value[self._item]
+        else:
+            value = _resolve(node, src)
         if value is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")
@@ -346,6 +225,9 @@ class SavedTensor:
                                "a time.")
         # (PyTorch's pack hook here receives the saved tensor's data, outside the graph)
         packed = _saved_hooks.Packed(pack_hook(value.detach()), unpack_hook)
+        if hooked is not None:  # (read back through `unpack` by `_saved_<attr>`)
+            hooked[key] = packed
+            return
         if src[0] == "a":
             i = int(src[1:])
             node._saved = node._saved[:i] + (packed,) + node._saved[i + 1:]
@@ -407,9 +289,9 @@ def _resolve(node: Node, source: str):
         return value
     if kind in "an" and source[1:].isdigit():
         saved = node._saved
-        if saved is None:
-            _freed()
         i = int(source[1:])
+        if saved is None:
+            return _after_release(node, kind, i)
         value = saved[i] if i < len(saved) else None
         if value.__class__ is Metadata:  # (its shape kept, the tensor not saved)
             return None
@@ -418,6 +300,8 @@ def _resolve(node: Node, source: str):
         return value
     if source.startswith("key"):
         return _indices(node, int(source[3:]))
+    if source.startswith("f."):
+        return _DERIVED[source[2:]](node)
     if kind != "r":
         source, _, dim = source.partition(".")  # (`szN.D`: one size of input N)
         fact = _shape_fact(node, source)
@@ -434,17 +318,43 @@ def _resolve(node: Node, source: str):
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
+def _after_release(node: Node, kind: str, i: int):
+    """Input i once backward freed the node: a number stays readable, a tensor it never
+    saved reads as None (PyTorch's undefined tensor), a freed one raises (as does a number
+    PyTorch wrapped into a tensor, kind `a`)."""
+    from .graph import Freed
+
+    if i >= len(node._needs or ()):
+        return None  # (no such input: the call left it out)
+    left = node._left
+    value = left[i] if left is not None else None
+    if left is None or value.__class__ is Freed or kind == "a" and value is not None:
+        _freed()
+    return value
+
+
 def _indices(node: Node, first: int):
     """The `indices` PyTorch's index / index_put node shows: a tuple with each index tensor
     where the key has one and None for each whole dim before it (None where this key does
-    not map one to one onto PyTorch's: ember joined some of them)."""
+    not map one to one onto PyTorch's). Several index tensors are one input here, broadcast
+    together and stacked (`index_key.plan`): each is shown as its row of it."""
     from ..ops.index_key import TENSOR_SLOT
 
     saved = node._saved
     if saved is None:
         _freed()
+    given = node._given
+    if given is not None and "indices" in given:  # (x[key] = value: the key's, as given)
+        return tuple(_saved_hooks.unpack(t) for t in given["indices"])
     key = (node._params or {}).get("key", ())
+    slots = sum(k is TENSOR_SLOT for k in key)
     tensors = iter(saved[first:])
+    if slots > 1 and len(saved) - first == 1:
+        stacked = _saved_hooks.unpack(saved[first])
+        if stacked is None or stacked.ndim == 0 or stacked.shape[0] != slots:
+            return None
+        saved = saved[:first] + tuple(stacked.unbind(0))
+        tensors = iter(saved[first:])
     out = []
     for k in key:
         if k is TENSOR_SLOT:
@@ -453,7 +363,7 @@ def _indices(node: Node, first: int):
             out.append(None)
         else:
             return None
-    return tuple(out) if len(saved) - first == sum(k is TENSOR_SLOT for k in key) else None
+    return tuple(out) if len(saved) - first == slots else None
 
 
 def _shape_fact(node: Node, source: str):
@@ -462,14 +372,132 @@ def _shape_fact(node: Node, source: str):
     i = int(source[-1])
     meta = node._in_meta[i] if node._in_meta and i < len(node._in_meta) else None
     saved = node._saved[i] if node._saved is not None and i < len(node._saved) else None
+    if node._saved is None and node._left is not None and i < len(node._left):
+        saved = node._left[i]  # (freed: its shape was kept, `graph.Freed`)
     saved = _saved_hooks.unpack(saved)
-    shape = meta[0] if meta is not None else \
-        tuple(saved.shape) if saved is not None else (node._params or {}).get("in_shape")
+    shape = meta[0] if meta is not None else tuple(saved.shape) \
+        if getattr(saved, "shape", None) is not None else (node._params or {}).get("in_shape")
     if shape is None:
         return None
     if source.startswith("nd"):
         return len(shape)
     return math.prod(shape) if source.startswith("numel") else tuple(shape)
+
+
+def _nll_total_weight(node: Node):
+    """What nll_loss's kernel sums as it reduces: the weights of the targets not ignored (one
+    each without weights; 0 for reduction 'none', where it sums nothing), in self's dtype."""
+    from .. import _dtype as dt
+    from ..ops.creation import tensor
+
+    x, target, weight = (_resolve(node, f"a{i}") for i in range(3))
+    params = node._params
+    x, target, weight = (_saved_hooks.unpack(t) for t in (x, target, weight))
+    total = 0.0
+    if params["reduction"] != "none":
+        t = target.detach().numpy().reshape(-1)
+        kept = t[t != params["ignore_index"]]
+        total = float(weight.detach().numpy()[kept].sum()) if weight is not None \
+            else float(kept.size)
+    return tensor(total, dtype=x.dtype if x.dtype.is_floating_point else dt.float32)
+
+
+def _layer_norm_mean(node: Node):
+    """layer_norm's mean over the normalised dims, kept dims as ones, in the input's dtype."""
+    from ..ops.creation import tensor
+
+    x = _saved_hooks.unpack(_resolve(node, "a0")).detach()
+    k = node._params["k"]
+    mean = x.numpy().astype("float64").mean(axis=tuple(range(x.ndim - k, x.ndim)),
+                                            keepdims=True)
+    return tensor(mean, dtype=x.dtype)
+
+
+def _lu(node: Node, det: bool = False) -> tuple:
+    """The LU factors and pivots of the matrix a node saved as A (PyTorch keeps the ones its
+    forward computed; ember's rules do not read them). With `det`: as det and slogdet factor
+    it, the transpose of a row-major A (the same determinant, LAPACK's layout uncopied)."""
+    from ..linalg import lu_factor_ex
+
+    a = _saved_hooks.unpack(_resolve(node, "a0")).detach()
+    # (the _ex form: a singular A factors, as det's does, without raising)
+    return lu_factor_ex(a.mT if det and not a.mT.is_contiguous() else a)[:2]
+
+
+def _rounding_mode(node: Node) -> str:
+    """div's rounding mode, named by the family member whose rule the node runs."""
+    from .._core.primitive import vjp_rules
+
+    member = next(m for m, rule in vjp_rules[node.prim].table.items() if rule is node._rule)
+    return member.name.partition("_")[2]  # (div_trunc, div_floor)
+
+
+def _conv_output_padding(node: Node) -> tuple:
+    """A transposed convolution's output_padding: what its output has beyond the size stride,
+    padding, dilation and kernel give (zeros for a direct convolution)."""
+    params = node._params
+    w = _shape_fact(node, "sz1")
+    nd = len(params["stride"])
+    if not params.get("transposed"):
+        return (0,) * nd
+    x, out = _shape_fact(node, "sz0"), params["x_shape"]
+    return tuple(out[2 + i] - ((x[2 + i] - 1) * params["stride"][i] - 2 * params["padding"][i][0]
+                               + params["dilation"][i] * (w[2 + i] - 1) + 1) for i in range(nd))
+
+
+def _conv_bias_sizes(node: Node) -> tuple:
+    """The bias's shape: (out channels,) where the call gave one, (0,) where it gave none."""
+    if len(node._needs) < 3 or node._needs[2] is None:
+        return (0,)
+    w = _shape_fact(node, "sz1")
+    return (w[1] * node._params["groups"] if node._params.get("transposed") else w[0],)
+
+
+def _running(node: Node, i: int):
+    """batch_norm's running statistic i (mean 0, var 1), kept on the node by F.batch_norm."""
+    if node._saved is None:
+        if node._kept_freed == 2:
+            _freed()
+        return None
+    kept = node._kept
+    return kept[i][0] if kept is not None and len(kept) == 2 else None
+
+
+def _logsigmoid_buffer(node: Node):
+    """exp(-|x|): what PyTorch's log_sigmoid kernel keeps for its backward."""
+    from ..ops.creation import tensor
+
+    x = _saved_hooks.unpack(_resolve(node, "a0")).detach()
+    return tensor(np.exp(-np.abs(x.numpy())), dtype=x.dtype)
+
+
+def _pad(node: Node) -> tuple:
+    """constant_pad_nd's `pad` where no caller's list was kept: the pairs from the last dim,
+    up to the outermost padded one."""
+    pairs = node._params["pads"][::-1]
+    n = max((i + 1 for i, p in enumerate(pairs) if p != (0, 0)), default=0)
+    return tuple(_unsigned(v) for p in pairs[:n] for v in p)
+
+
+_DERIVED = {
+    "pad": _pad,
+    "absent": lambda node: None,  # (a tensor argument ember's op never takes: undefined)
+    "logsigmoid_buffer": _logsigmoid_buffer,
+    "running_mean": lambda node: _running(node, 0),
+    "running_var": lambda node: _running(node, 1),
+    "nll_total_weight": _nll_total_weight,
+    "normalized_shape": lambda node: _shape_fact(node, "sz0")[-node._params["k"]:],
+    "rounding_mode": _rounding_mode,
+    "layer_norm_mean": _layer_norm_mean,
+    "lu": lambda node: _lu(node)[0],
+    "lu_pivots": lambda node: _lu(node)[1],
+    "det_lu": lambda node: _lu(node, det=True)[0],
+    "det_lu_pivots": lambda node: _lu(node, det=True)[1],
+    "svd_k": lambda node: min(_shape_fact(node, "sz0")[-2:]),
+    "conv_padding": lambda node: tuple(lo for lo, _ in node._params["padding"]),
+    "conv_output_padding": _conv_output_padding,
+    "conv_bias_sizes": _conv_bias_sizes,
+}
 
 
 def _wrapped(value):
@@ -498,7 +526,7 @@ def node_dir(node: Node) -> list:
     own `_saved` and `_saved_tensors` (so a listing of `_saved` names reads as PyTorch's)."""
     entry = _entry(node) + tuple((attr, "shown") for attr in _shown(node) or ())
     own = {n for n in object.__dir__(node) if not n.startswith("_saved")}
-    raw = {f"_raw_saved_{attr}" for attr, src in entry if _is_tensor_source(src)}
+    raw = {f"_raw_saved_{attr}" for attr, src in entry if _has_raw(node, attr, src)}
     return sorted(own | raw | {f"_saved_{attr}" for attr, _ in entry})
 
 

@@ -152,6 +152,8 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
         A, n = inv(A), -n
     elif n == 1:  # a copy, never `A` itself
         return A.clone()
+    if n == 3:  # (PyTorch's shortcut: (A A) A, its rounding and its graph)
+        return (A @ A) @ A
     result, base = None, A
     while n:
         if n & 1:

@@ -23,7 +23,16 @@ from ._common import index_runs
 from ._scalar_value import kernel_number
 from .creation import zeros, zeros_like
 from .double_backward import double_backward
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    defvjp,
+    keep_given,
+    nondifferentiable,
+)
 
 _grad_mode = grad_mode.state
 
@@ -368,6 +377,8 @@ def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
         if size < 0 or (hi < 0 and size + hi < 0):
             raise RuntimeError("narrow(): length must be non-negative.")
     out = apply(constant_pad_p, input, pads=tuple(pairs), value=value)
+    if out._grad_fn is not None:
+        keep_given(out, pad=tuple(pad))  # (the node shows `pad` as given, not the pairs)
     return keep_channels_last(input, out, "ConstantPadNdBackward0")
 
 

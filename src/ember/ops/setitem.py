@@ -37,7 +37,7 @@ from .index_key import (
 )
 from .registry import (
     Primitive,
-    apply_,
+    apply_given_,
     batch_by_loop,
     bind,
     bump_version,
@@ -152,7 +152,18 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
         value = value.squeeze(0)
     if x.ndim == 0 and skey is not None:
         value = value.expand(target).reshape(-1)
-    apply_(index_put_p, x, value, index, key=npkey, accumulate=False)
+    # (the node shows the key's index tensors, not the flat coordinates written through)
+    given = None if skey is None else {"indices": _key_indices(skey, idx)}
+    apply_given_(given, index_put_p, x, value, index, key=npkey, accumulate=False)
+
+
+def _key_indices(skey: tuple, idx: Tensor) -> tuple:
+    """The `indices` PyTorch's index_put_ node shows for a key `plan` read as `skey` and
+    `idx`: None for each whole dim, each index tensor in its place (several are stacked in
+    `idx`: each is its row)."""
+    slots = sum(k is TENSOR_SLOT for k in skey)
+    rows = iter((idx,) if slots == 1 else idx.unbind(0))
+    return tuple(next(rows) if k is TENSOR_SLOT else None for k in skey)
 
 
 # `x[key] = value`: no outputs (on `meta` the impl checks shapes); with a graph it records

@@ -41,7 +41,7 @@ from ...ops._common import type_name
 from ...ops._fma import fma
 from ...ops.nn_ops import keep_channels_last
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
-from ...ops.registry import rename_node
+from ...ops.registry import shows
 from . import _resample_native as _native
 
 _MODES = ("nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
@@ -97,9 +97,17 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         name += "Aa" if antialias else ""
     if not _channels_last(res):  # (the native passes' result may be laid out so already)
         res = keep_channels_last(input, res, name + "Backward0")
-    if res.grad_fn is not None:
-        rename_node(res.grad_fn, name + "Backward0")
-    return res
+    # (PyTorch's kernel keeps the sizes and scales it resampled with, not the input)
+    shown = {"output_size": out, "self_sym_sizes": tuple(input.shape)}
+    if mode not in ("nearest", "nearest-exact"):
+        shown["align_corners"] = align_corners
+    shown.update(zip(_SCALE_NAMES[nd], scales))
+    return shows(res, name + "Backward0", **shown)
+
+
+# (the names of the per-dim scale factors PyTorch's upsampling nodes show)
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
+                3: ("scales_d", "scales_h", "scales_w")}
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

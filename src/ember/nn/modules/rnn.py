@@ -65,7 +65,7 @@ def _check_args(input_size, hidden_size, num_layers, bias, batch_first, dropout,
 
 
 def _rnn_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh, relu: bool) -> Tensor:
-    pre = xw + F.linear(h, w_hh, b_hh)
+    pre = F.linear(h, w_hh, b_hh) + xw  # (ATen's cells add the input's part to the hidden's)
     return pre.relu() if relu else pre.tanh()
 
 
@@ -88,10 +88,11 @@ def _on_cpu(t: Tensor) -> bool:
 
 def _lstm_step(xw: Tensor, state, w_hh: Tensor, b_hh, w_hr, fused: bool = False) -> tuple:
     h, c = state
-    gates = xw + F.linear(h, w_hh, b_hh)
+    gates = F.linear(h, w_hh, b_hh) + xw
     if fused and fused_lstm_cell(gates, c):  # (nn.LSTM's one-node layers: ops/rnn_cell.py)
         return lstm_cell(gates, c)
-    i, f, g, o = gates.unsafe_chunk(4, -1)  # (ATen's cells split with unsafe_chunk)
+    # (ATen's cells split with unsafe_chunk, along dim 1 as given: their nodes show it)
+    i, f, g, o = gates.unsafe_chunk(4, gates.ndim - 1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
     if w_hr is not None:
@@ -101,8 +102,8 @@ def _lstm_step(xw: Tensor, state, w_hh: Tensor, b_hh, w_hr, fused: bool = False)
 
 def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh) -> Tensor:
     hw = F.linear(h, w_hh, b_hh)
-    x_r, x_z, x_n = xw.unsafe_chunk(3, -1)
-    h_r, h_z, h_n = hw.unsafe_chunk(3, -1)
+    x_r, x_z, x_n = xw.unsafe_chunk(3, xw.ndim - 1)
+    h_r, h_z, h_n = hw.unsafe_chunk(3, hw.ndim - 1)
     r = (h_r + x_r).sigmoid()  # (operands in ATen's order, so the graphs' edges match)
     z = (h_z + x_z).sigmoid()
     n = (x_n + h_n * r).tanh()
