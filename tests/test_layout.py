@@ -54,3 +54,24 @@ def test_copies_that_track_gradients_name_torchs_nodes(fmt, shape):
             want = res
     assert res == want
     assert repr(ember.channels_last_3d) == "torch.channels_last_3d".replace("torch", "ember")
+
+
+
+def test_suggest_memory_format_reads_strides_as_pytorch_does():
+    # c10's heuristic, worked by hand: channels-last(-3d) when the strides grow through C, W,
+    # H, (D), N; an ambiguous layout (N, 1, 1, 1 with equal strides), an empty dim or
+    # another rank reads as contiguous
+    from ember._layout import suggest_memory_format
+
+    cases = [
+        ((2, 3, 4, 5), (60, 20, 5, 1), "contiguous_format"),
+        ((2, 3, 4, 5), (60, 1, 15, 3), "channels_last"),
+        ((1, 3, 1, 2), (6, 1, 6, 3), "channels_last"),
+        ((2, 1, 1, 1), (1, 1, 1, 1), "contiguous_format"),
+        ((2, 0, 4, 5), (60, 1, 15, 3), "contiguous_format"),
+        ((2, 3, 4, 5, 6), (360, 1, 90, 18, 3), "channels_last_3d"),
+        ((2, 3, 4, 5, 6), (360, 1, 90, 18, 3)[:3] + (3, 18), "contiguous_format"),
+        ((4, 5, 3), (15, 3, 1), "contiguous_format"),
+    ]
+    for shape, stride, want in cases:
+        assert suggest_memory_format(shape, stride).name == want, (shape, stride)

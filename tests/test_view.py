@@ -264,3 +264,27 @@ def test_broadcast_error_names_the_last_clashing_dim_as_torch(sa, sb):
             m.zeros(sa) + m.zeros(sb)
         msgs.append(str(err.value))
     assert msgs[0] == msgs[1]
+
+
+def test_pointwise_strides_worked_by_hand():
+    # TensorIterator's layout rule on (shape, strides) operands; a number is ((), ())
+    cases = [
+        # all one shape and contiguous (size-1 dims ignored): row-major, the fast setup
+        ((1, 4), [((1, 4), (1, 1))], (4, 1)),
+        # all one shape, dense, the same strides: those strides, a size-1 dim's too
+        ((2, 1, 3), [((2, 1, 3), (1, 7, 2))], (1, 7, 2)),
+        # a number operand: dims sorted by strides; a tie goes to the larger dim outside
+        ((1, 4), [((1, 4), (1, 1)), ((), ())], (1, 1)),
+        ((4, 1), [((4, 1), (1, 4)), ((), ())], (1, 4)),
+        # the first operand with an opinion decides; a broadcast (size-1) dim abstains
+        ((3, 4), [((3, 1), (1, 1)), ((3, 4), (1, 3))], (1, 3)),
+        ((3, 4), [((3, 4), (4, 1)), ((3, 4), (1, 3))], (4, 1)),
+        # a size-0 dim zeroes the strides outside it in a non-row-major order
+        ((0, 3), [((0, 3), (1, 1)), ((), ())], (1, 0)),
+        # one channels-last 4-d operand alone: channels-last
+        ((2, 3, 4, 5), [((2, 3, 4, 5), (60, 1, 15, 3))], (60, 1, 15, 3)),
+        ((2, 3, 4, 5), [((2, 3, 4, 5), (60, 1, 15, 3)), ((2, 3, 4, 5), (60, 20, 5, 1))],
+         (60, 1, 15, 3)),
+    ]
+    for shape, operands, want in cases:
+        assert V.pointwise_strides(shape, operands) == want, (shape, operands)

@@ -58,3 +58,18 @@ def is_channels_last(shape, stride, rank: int = 4) -> bool:
 
     perm = (0,) + tuple(range(2, rank)) + (1,)
     return is_contiguous(tuple(shape[d] for d in perm), tuple(stride[d] for d in perm))
+
+
+def suggest_memory_format(shape, stride) -> memory_format:
+    """PyTorch's `suggest_memory_format()` of a strided (shape, stride): channels_last
+    (channels_last_3d) when c10's stride heuristic reads a 4-d (5-d) layout as one, an
+    ambiguous or empty one reading as contiguous_format."""
+    nd = len(shape)
+    if nd not in (4, 5) or stride[1] == 0:
+        return contiguous_format
+    low = 0
+    for d in (1, 3, 2, 0) if nd == 4 else (1, 4, 3, 2, 0):
+        if shape[d] == 0 or stride[d] < low or (d == 0 and low == stride[1]):
+            return contiguous_format
+        low = stride[d] * max(shape[d], 1)
+    return channels_last if nd == 4 else channels_last_3d

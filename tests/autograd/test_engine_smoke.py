@@ -79,3 +79,27 @@ def test_retained_grad_is_a_contiguous_copy(create_graph):
     e, t = run(ember), run(torch)
     assert e[1:] == t[1:]
     assert e[0].tolist() == t[0].tolist()
+
+
+def test_leaf_grad_layout_follows_the_layout_contract():
+    # PyTorch's AccumulateGrad: a gradient laid out as a dense leaf (its strides on every
+    # dim of more than one element) becomes `.grad` as it is; any other is copied into the
+    # leaf's strides (a size-1 dim's too), or row-major for a leaf that is not dense
+    def leaves(lib):
+        return [lib.ones(3, 4).t(), lib.ones(2, 3, 4).permute(2, 0, 1),
+                lib.ones(2, 3, 4, 5).to(memory_format=lib.channels_last),
+                lib.ones(4, 6)[:, ::2], lib.ones(4, 1).t(),
+                lib.ones(8).as_strided((2, 1, 3), (3, 5, 1)), lib.ones(3, 4)]
+
+    def losses(lib):
+        return [lambda x: x.sum(), lambda x: (x * 2).sum(), lambda x: x.exp().sum(),
+                lambda x: (x + lib.ones(x.shape)).sum()]
+
+    for i in range(7):
+        for j in range(4):
+            got = []
+            for lib in (torch, ember):
+                x = leaves(lib)[i].requires_grad_()
+                losses(lib)[j](x).backward()
+                got.append(x.grad.stride())
+            assert got[1] == got[0], (i, j)

@@ -25,10 +25,14 @@ from .primitive import MISSING, kernels, meta_rules, vjp_rule, vjp_rules
 
 _grad_state = grad_mode.state
 _cpu = kernels["cpu"]
-_ndarray = np.ndarray
-# primitive -> relayout(arrays, result): the pointwise primitives whose result PyTorch lays
-# out by TensorIterator's rule where NumPy's differs (ops/_common.iter_relayout says how)
+# primitive -> relayout(args, result, params): the primitives whose result PyTorch lays out
+# otherwise than their NumPy kernel (pointwise ops by TensorIterator's rule, flip, cat,
+# stack); it returns the array, or the result tensor with its strides (ops/_common.iter_relayout)
 iter_layout: dict = {}
+# (operands that are all fresh kernel results in row-major order leave a non-empty result
+# as the kernel returned it, as the relayout would: it is not called for every op's
+# common case)
+_ndarray = np.ndarray
 
 
 class _Stack(threading.local):
@@ -204,11 +208,14 @@ def eval_kernel(prim, args: tuple, params: dict):
     # NOTE: the hot path: one pass over the arguments for the CPU case.
     arrays = []
     grad = False
+    fresh = True  # every tensor operand a kernel's result (no Storage, no strides set)
     for a in args:
         if isinstance(a, Tensor):
             s = a._storage
-            if s is not None and s.device.type != "cpu":
-                return _eval_off_cpu(prim, args, params)
+            if s is not None:
+                if s.device.type != "cpu":
+                    return _eval_off_cpu(prim, args, params)
+                fresh = False
             arr = a._np
             arrays.append(arr if arr is not None else a._array())
             if a._requires_grad:
@@ -220,11 +227,16 @@ def eval_kernel(prim, args: tuple, params: dict):
         res = _cpu[prim](*arrays, **params)
     finally:
         _fp_reset(token)
-    # (only a first operand that is not row-major can lay a pointwise result out otherwise)
-    if arrays and prim in iter_layout and arrays[0].__class__ is _ndarray \
-            and not arrays[0].flags.c_contiguous:
-        res = iter_layout[prim](arrays, res)
-    out = _wrap(res) if prim.n_outputs == 1 else tuple(_wrap(r) for r in res)
+    if prim in iter_layout:
+        if fresh and res.__class__ is _ndarray and res.size:
+            for x in arrays:
+                if x.__class__ is _ndarray and not x.flags.c_contiguous:
+                    res = iter_layout[prim](args, res, params)
+                    break
+        else:
+            res = iter_layout[prim](args, res, params)
+    out = (res if res.__class__ is Tensor else _wrap(res)) if prim.n_outputs == 1 \
+        else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
         autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
     return out
@@ -238,11 +250,14 @@ def eval_member(fam, args: tuple, params: dict):
     # NOTE: eval_kernel's argument pass, repeated: this is the other half of every op's path.
     arrays = []
     grad = False
+    fresh = True  # every tensor operand a kernel's result (no Storage, no strides set)
     for a in args:
         if isinstance(a, Tensor):
             s = a._storage
-            if s is not None and s.device.type != "cpu":
-                return _eval_off_cpu(fam, args, params)
+            if s is not None:
+                if s.device.type != "cpu":
+                    return _eval_off_cpu(fam, args, params)
+                fresh = False
             arr = a._np
             arrays.append(arr if arr is not None else a._array())
             if a._requires_grad:
@@ -256,10 +271,16 @@ def eval_member(fam, args: tuple, params: dict):
         res = fn.kernel(*arrays) if len(params) == 1 else _cpu[fam](*arrays, **params)
     finally:
         _fp_reset(token)
-    if arrays and fam in iter_layout and arrays[0].__class__ is _ndarray \
-            and not arrays[0].flags.c_contiguous:
-        res = iter_layout[fam](arrays, res)
-    out = _wrap(res) if fam.n_outputs == 1 else tuple(_wrap(r) for r in res)
+    if fam in iter_layout:
+        if fresh and res.__class__ is _ndarray and res.size:
+            for x in arrays:
+                if x.__class__ is _ndarray and not x.flags.c_contiguous:
+                    res = iter_layout[fam](args, res, params)
+                    break
+        else:
+            res = iter_layout[fam](args, res, params)
+    out = (res if res.__class__ is Tensor else _wrap(res)) if fam.n_outputs == 1 \
+        else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
         autograd.record(fam, vjp_rules[fam].table.get(fn, MISSING), args, params, out)
     return out

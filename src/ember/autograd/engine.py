@@ -24,6 +24,7 @@ from .._core.ranges import ranges
 from .._dtype import cpu_type_text
 from .._layout import contiguous_format
 from .._user_warnings import user_stacklevel
+from .._view import contiguous_strides, is_contiguous, is_non_overlapping_and_dense
 from . import grad_mode
 from .double_nodes import tie
 from .graph import MISSING, SAME_DTYPE, AccumulateGrad, Node, _anomaly
@@ -218,7 +219,7 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
             else:
                 var._grad = _grad_buffer(g, var).copy_(g)
         elif owned and g._dtype is var._dtype and g._shape == var._shape \
-                and g._np is not None and g._np.flags.c_contiguous and var.is_contiguous():
+                and g._np is not None and _obeys_layout(g, var):
             var._grad = g
         else:
             var._grad = _grad_copy(g, var)
@@ -302,14 +303,28 @@ def _grad_buffer(g, var):
     """An empty tensor of `g`'s dtype laid out by PyTorch's gradient layout contract: with
     `var`'s strides when `var` covers its memory densely once (a transposed weight), else
     contiguous; whatever the layout of `g` (an expanded sum's gradient, say)."""
-    from .._view import contiguous_strides, is_non_overlapping_and_dense
     from ..ops.creation import empty_strided
 
     shape = var._shape
-    stride = contiguous_strides(shape) if var.is_contiguous() else var.stride()
+    stride = var.stride()
     if not is_non_overlapping_and_dense(shape, stride):
         stride = contiguous_strides(shape)
     return empty_strided(shape, stride, dtype=g._dtype, device=g.device)
+
+
+def _obeys_layout(g, var) -> bool:
+    """Whether gradient `g` already has the layout `var.grad` must have, so that it can
+    become `.grad` itself (PyTorch's `obeys_layout_contract`): for a dense `var`, its
+    strides on every dim of more than one element (and no 0 stride on the others); for
+    any other `var`, contiguous."""
+    shape, gs = g._shape, T.layout_strides(g)
+    vs = var.stride()
+    if not is_non_overlapping_and_dense(shape, vs):
+        return is_contiguous(shape, gs)
+    for n, a, b in zip(shape, gs, vs):
+        if (n != 1 and a != b) or (n == 1 and a == 0):
+            return False
+    return True
 
 
 def _clone_contiguous(g):
@@ -329,7 +344,9 @@ def _grad_copy(g, var):
     # leaf, COO or CSR / CSC, has no strides to lay its gradient out by)
     if (g.__class__ is not T.Tensor and g.is_sparse) or not var._strided:
         return g.clone()
-    return _clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
+    if var.stride() == contiguous_strides(var._shape):
+        return _clone_contiguous(g)
+    return _grad_buffer(g, var).copy_(g)  # (`var`'s strides, a size-1 dim's too)
 
 
 def _collect(roots: list) -> dict:

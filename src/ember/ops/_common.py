@@ -9,9 +9,16 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap, layout_strides
 from .._user_warnings import user_stacklevel
-from .._view import broadcast_shapes, contiguous_strides, like_strides, numel, storage_extent
+from .._view import (
+    broadcast_shapes,
+    contiguous_strides,
+    like_strides,
+    pointwise_order,
+    pointwise_strides,
+    storage_extent,
+)
 from ._rounding import rounded
 from ._scalar_value import _python_number, uint64_promotion
 
@@ -158,82 +165,127 @@ def binary_operands(a, b):
 
 
 def elementwise_meta(*args, dtype: dt.dtype | None = None):
-    """Shape, dtype and strides of an elementwise result on meta (layout of the first input)."""
+    """Shape, dtype and strides of an elementwise result on meta (TensorIterator's layout;
+    a number among the arguments counts as the 0-d operand PyTorch wraps it in)."""
     tensors = [a for a in args if isinstance(a, Tensor)]
     shape = broadcast_shapes(*(t._shape for t in tensors))
     if dtype is None:
         dtype = tensors[0]._dtype
-    return shape, dtype, layout_like(tensors, shape)
+    operands = [(a._shape, a.stride()) if isinstance(a, Tensor) else ((), ())
+                for a in args if a is not None]
+    return shape, dtype, pointwise_strides(shape, operands)
 
 
 def layout_like(tensors, shape) -> tuple[int, ...]:
-    """Output strides as PyTorch's TensorIterator lays them out for these inputs.
-
-    Dimensions are ordered innermost-first by the inputs' strides, the first input
-    with a clear preference deciding (broadcast dimensions abstain); the result is
-    dense in that order. Same-shaped contiguous inputs and empty results are row-major.
-    """
-    nd = len(shape)
-    if nd <= 1 or numel(shape) == 0 or all(
-            t._shape == shape and t.is_contiguous() for t in tensors):
-        return contiguous_strides(shape)
-    perm = iter_order([(t._shape, t.stride()) for t in tensors], shape)
-    out = [0] * nd
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
+    """Output strides as PyTorch's TensorIterator lays them out for these input tensors
+    (`_view.pointwise_strides`)."""
+    return pointwise_strides(shape, [(t._shape, t.stride()) for t in tensors])
 
 
 def iter_order(operands, shape) -> list[int]:
-    """The dims of a pointwise result, innermost first, as TensorIterator orders them:
-    each pair of dims is decided by the first operand (shape, strides) whose strides for
-    the two differ, broadcast dims abstaining (`reorder_dimensions`)."""
-    nd = len(shape)
-    ts, st = operands[0]
-    if tuple(ts) == tuple(shape) and 0 not in st and len(set(st)) == nd:
-        # (the first operand decides every pair: its strides, sorted)
-        return sorted(range(nd), key=st.__getitem__)
-    ops = []
-    for ts, st in operands:
-        off = nd - len(ts)
-        ops.append([0] * off + [0 if ts[i] == 1 and shape[off + i] != 1 else st[i]
-                                for i in range(len(ts))])
+    """The dims of a pointwise result, innermost first, as TensorIterator orders them for
+    these operands ((shape, strides) pairs; `_view.pointwise_order`)."""
+    return pointwise_order(shape, operands)
 
-    def should_swap(d0: int, d1: int) -> int:
-        for s in ops:
-            a, b = s[d0], s[d1]
-            if a == 0 or b == 0:
-                continue
-            if a != b:
-                return -1 if a < b else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
 
-    perm = list(range(nd - 1, -1, -1))  # innermost first
-    for i in range(1, nd):  # insertion sort, as TensorIterator::reorder_dimensions does
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
+# The members PyTorch lays out otherwise than TensorIterator over all their arguments:
+# "values": its number arguments are values for the kernel (the Scalar overloads of pow, clamp
+# and lerp), not the 0-d tensor operands that `x + 1` or `where(c, x, 0.)` make of them;
+# "like": the result is `empty_like(input)` (preserve_format), TensorIterator writing into it;
+# "complex like": "like" for a complex input (abs), TensorIterator's for a real one;
+# "contiguous": the result is allocated row-major (`pow(number, tensor)`).
+MEMBER_LAYOUT = {"pow_tensor_scalar": "values", "clamp": "values", "lerp": "values",
+                 "nan_to_num": "like", "hardtanh": "like", "binary_cross_entropy": "like",
+                 "conj_physical": "like", "abs": "complex like", "pow_scalar": "contiguous"}
+
+
+def iter_relayout(args, res, params):
+    """`res`, a pointwise kernel's array, as the tensor PyTorch's TensorIterator would have
+    allocated for operands `args` (`params["fn"]`: the family member, if the op has one).
+
+    Operands that are all row-major (strides exactly so) give a non-empty result row-major,
+    as a NumPy kernel returns it: `res` comes back as it is. Otherwise the strides are worked
+    out from the operands' (`_view.pointwise_strides`): `res` is copied when its data is
+    laid out otherwise, and given those strides (a size-1 dim's stride included)."""
+    # NOTE: every pointwise op passes here: the row-major case is one look per tensor.
+    for a in args:
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            st = a._stride
+            if st is None:
+                if not a._np.flags.c_contiguous:
+                    break
+            elif st != contiguous_strides(a._shape):
                 break
-    return perm
+    else:
+        if res.__class__ is not np.ndarray or res.size:
+            return res  # (an empty result may still not be row-major: a size-0 dim)
+    return _relayout(args, res, MEMBER_LAYOUT.get(getattr(params.get("fn"), "name", None)))
 
 
-def iter_relayout(arrays, res):
-    """`res`, a pointwise kernel's result, laid out as PyTorch's TensorIterator lays it out.
+def _relayout(args, res, kind):
+    if res.__class__ is not np.ndarray or not res.ndim:
+        return res  # (a reduced loss is 0-d)
+    if kind == "complex like":
+        kind = "like" if args[0]._dtype.is_complex else None
+    numbers = kind is None
+    operands = []
+    for a in args:
+        if isinstance(a, Tensor):
+            operands.append((a._shape, layout_strides(a)))
+        elif numbers and a is not None and (a.__class__ in _SCALAR_KIND or is_scalar(a)):
+            operands.append(((), ()))
+    key = (res.shape, tuple(operands), kind)
+    stride = _layouts_met.get(key)
+    if stride is None:
+        if kind == "like" and operands[0][0] == res.shape:
+            stride = like_strides(operands[0][0], operands[0][1])
+        elif kind == "contiguous":
+            stride = contiguous_strides(res.shape)
+        else:
+            stride = pointwise_strides(res.shape, operands)
+        if len(_layouts_met) < 4096:
+            _layouts_met[key] = stride
+    return strided_result(res, stride)
 
-    NumPy keeps its operands' order where they agree and falls back to row-major where
-    they disagree (a channels-last `x` plus a contiguous `y`); PyTorch lets the first
-    operand with a preference decide, so `x + y` stays channels-last. The eager core calls
-    this only when the first operand is an array that is not row-major (the one case
-    where the two can differ), and it copies only when they do."""
-    return laid_out([(x.shape, x.strides) for x in arrays if x.__class__ is np.ndarray], res)
+
+# (result shape, operands' layouts, member kind) -> the result's strides: a training step
+# meets the same few layouts at every step; bounded, as `_view.contiguous_strides`'s table
+_layouts_met: dict = {}
+
+
+def like_relayout(args, res, params):
+    """`res` as PyTorch's `empty_like(args[0])` (preserve_format) lays a result out: the
+    input's strides when it is dense, else a dense order of them (`_view.like_strides`)."""
+    x = args[0]
+    st = layout_strides(x)
+    if res.__class__ is not np.ndarray or st == contiguous_strides(x._shape):
+        return res
+    return strided_result(res, like_strides(x._shape, st))
+
+
+def strided_result(res: np.ndarray, stride):
+    """`res`'s values with element strides `stride` (dense, non-negative): `res` itself
+    when its array says those strides, else a new tensor over its data restrided (only a
+    size-1 dim's stride differs) or over a copy laid out so."""
+    it = res.itemsize
+    want = tuple(s * it for s in stride)
+    if res.strides == want and (1 not in res.shape or not res.flags.c_contiguous):
+        return res  # (NumPy's array says these strides itself)
+    if res.strides != want:
+        same = min(res.strides, default=0) >= 0 and all(
+            n == 1 or a == b for n, a, b in zip(res.shape, res.strides, want))
+        if same:  # (only a size-1 dim's stride differs: the same data, restrided)
+            res = np.lib.stride_tricks.as_strided(res, res.shape, want)
+        else:
+            buf = np.empty(storage_extent(res.shape, stride, 0), res.dtype)
+            laid = np.lib.stride_tricks.as_strided(buf, res.shape, want)
+            laid[...] = res
+            res = laid
+    t = _wrap(res)
+    if stride != contiguous_strides(res.shape) or not res.flags.c_contiguous:
+        t._ensure_storage()
+        t._stride = tuple(stride)
+    return t
 
 
 def laid_out(operands, res):

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.dispatch import iter_layout
-from .._view import broadcast_shapes, numel
-from ._common import broadcast_errors, iter_relayout
+from .._view import broadcast_shapes, like_strides, numel
+from ._common import MEMBER_LAYOUT, broadcast_errors, iter_relayout, layout_like
 from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp
 
 pointwise_loss_p = Family("pointwise_loss")
@@ -36,9 +36,20 @@ def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
     return np.asarray(total).astype(loss.dtype)
 
 
-def _loss_meta(a, b, *, reduction, **_):
-    shape = broadcast_shapes(a._shape, b._shape)
-    return (() if reduction != "none" else shape), a._dtype
+def _loss_meta(name: str):
+    """The meta rule of loss `name`: a 0-d result when reduced, else the elementwise loss
+    laid out as `iter_relayout` lays the eager one out."""
+    like = MEMBER_LAYOUT.get(name) == "like"
+
+    def meta(a, b, *, reduction, **_):
+        if reduction != "none":
+            return (), a._dtype
+        shape = broadcast_shapes(a._shape, b._shape)
+        stride = like_strides(shape, a.stride()) if like and a._shape == shape else \
+            layout_like([a, b], shape)
+        return shape, a._dtype, stride
+
+    return meta
 
 
 def _scale(g, a, b, reduction: str):
@@ -84,7 +95,7 @@ def _loss_member(name: str, elementwise, grad_name: str, partials) -> Member:
     def kernel(a, b, *, reduction, **params):
         return _reduce_array(np.asarray(elementwise(a, b, **params)), reduction)
 
-    member = Member(pointwise_loss_p, name, kernel, _loss_meta, grad_name=grad_name)
+    member = Member(pointwise_loss_p, name, kernel, _loss_meta(name), grad_name=grad_name)
     defjvp(member, _partials_jvp(partials))
     return member
 
