@@ -13,6 +13,7 @@ from ember.mlx.core import _lazy
 def _fresh_world():
     was, _lazy.enabled[0] = _lazy.enabled[0], True  # (the suite also runs with it off)
     _lazy.evaluate("test start")
+    _lazy.settle()
     yield
     _lazy.evaluate("test end")
     _lazy.enabled[0] = was
@@ -400,3 +401,54 @@ def test_a_layer_reads_a_pending_slice_as_mlx_does():
     # (a 3x3x2 window summed in another order than MLX's: ulps of the terms)
     np.testing.assert_allclose(np.array(got), np.array(theirs(mlx.array(xs)[8:12])),
                                rtol=1e-5, atol=1e-6)
+
+
+def _new_graph(i: int):
+    """A graph of a new structure for each i (its shape grows, as a KV cache's does)."""
+    x = mx.arange(i + 1, dtype=mx.float32)
+    y = (x * 2 + 1) * x
+    mx.eval(y)
+    return y
+
+
+def test_ops_run_at_once_while_graphs_keep_being_new_with_the_same_values():
+    w = _lazy.world()
+    for i in range(_lazy.MISSES):
+        assert w.pause == 0
+        y = _new_graph(i)
+    # the fourth new graph in a row: the next ops run at once (about PAUSE graphs' worth)
+    assert w.pause > 0 and w.span == 2 * _lazy.PAUSE
+    x = mx.arange(9, dtype=mx.float32)
+    z = x * 3 - 1
+    assert _lazy.graph_size() == 0 and z._t.__class__ is ember.Tensor
+    assert z.tolist() == [3.0 * v - 1 for v in range(9)]
+    assert y.tolist() == [(2.0 * v + 1) * v for v in range(_lazy.MISSES)]
+    # when the pause is over ops are recorded again, and two more new graphs pause twice
+    # as long (the graphs between pauses stayed new)
+    w.pause = 1
+    x + 1
+    assert w.pause == 0
+    z = x * 5
+    assert _lazy.graph_size() > 0
+    mx.eval(z)
+    assert w.pause == 0
+    _new_graph(50)
+    assert w.pause > 0 and w.span == 4 * _lazy.PAUSE
+    assert z.tolist() == [5.0 * v for v in range(9)]
+
+
+def test_a_graph_that_comes_back_ends_the_backing_off():
+    w = _lazy.world()
+    for i in range(_lazy.MISSES):
+        _new_graph(i + 100)
+    assert w.pause > 0
+    w.pause = 0
+    for _ in range(2):  # a structure first recorded after the pause, and then again
+        _new_graph(7)
+    assert (w.pause, w.misses, w.span) == (0, 0, _lazy.PAUSE)
+
+
+def test_a_training_loop_keeps_recording():
+    w = _lazy.world()
+    _train(3 * _lazy.MISSES)
+    assert w.pause == 0 and w.misses == 0

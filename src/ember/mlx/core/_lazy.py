@@ -17,6 +17,15 @@ generation or a C compiler for a graph that never comes back. Both
 give the same bits (MLX's `f(x)` is `f(x)` on every call): the fused loops leave the
 transcendentals whose C differs from NumPy's kernels by some ulps to those kernels.
 `EMBER_MLX_LAZY=0` runs every op at once instead.
+
+Recording a graph costs about what running its ops at once does, and only a graph that
+comes back repays it. So where graphs keep being new (a generation loop over a growing
+cache, random crops: `MISSES` in a row), ops run at once for a while (a pause of some
+graphs' worth of ops, doubling while the two graphs recorded after each pause are new),
+then recording resumes to look again; a graph that comes back ends the backing off.
+Gradients (`grad`, `value_and_grad`) and optimizer updates record even then: a training
+step's graph comes back, and its recorded backward is replayed, where computing it at once
+costs more. Either way the arrays hold the same bits, so only the time differs.
 """
 
 from __future__ import annotations
@@ -54,6 +63,9 @@ enabled = [os.environ.get("EMBER_MLX_LAZY", "1") not in ("0", "")]
 
 FUSE_FROM_RUN = 2  # a graph's run from which its fused program is used
 _KEEP = 256  # programs kept per thread (the least recently used go first)
+MISSES = 4  # new graphs in a row after which ops run at once for a while (at least 2)
+PAUSE = 8  # graphs' worth of ops the first such pause lasts (doubling, up to PAUSE_MOST)
+PAUSE_MOST = 512
 
 
 def lower(graph) -> Program:
@@ -176,7 +188,30 @@ class World(Session):
     def __init__(self) -> None:
         super().__init__(_Programs(), lambda graph, segment: Recurring(graph))
         self.evaluations = 0  # graphs run so far
+        self.settle()
         hook_backward()  # (a step's backward, recorded here, is replayed when it recurs)
+
+    def settle(self) -> None:
+        """Forget how recent graphs went: record every op again from now (module doc)."""
+        self.ops = 0  # mx ops recorded since the last graph ran
+        self.misses = 0  # graphs in a row that ran for the first time
+        self.pause = 0  # ops left to run at once
+        self.span = PAUSE  # graphs' worth of ops the next pause lasts
+        self.depth = 0  # 1 inside an op run at once during a pause
+
+    def _learn(self, program) -> None:
+        """After a graph ran: whether it had run before, and so whether to pause."""
+        ops, self.ops = self.ops, 0
+        if program.runs > 1:
+            self.misses, self.span = 0, PAUSE
+            return
+        self.misses += 1
+        if self.misses >= MISSES:
+            self.pause = max(ops, 1) * self.span
+            self.span = min(2 * self.span, PAUSE_MOST)
+            # (after the pause, two more new graphs pause again: a graph that first came
+            # during the pause has its first recorded run then, and may come back)
+            self.misses = MISSES - 2
 
     def process(self, prim, args: tuple, params: dict):
         if _bookkeeping(args):
@@ -186,6 +221,8 @@ class World(Session):
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         had = bool(self.graph.nodes)
         silently(super().flush, reason, op)  # (its kernels warn as PyTorch's; MLX is silent)
+        if self.runs and self.runs[-1].program.__class__ is Recurring:
+            self._learn(self.runs[-1].program)
         self.runs.clear()
         self.segment = 0  # (each graph is the first of its "call": following finds it)
         self.evaluations += had
@@ -217,6 +254,9 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
             if _stack.top is not None or not enabled[0]:
                 return silently(fn, *args, **kwargs)
             w = _local.world or world()
+            if w.pause:  # (graphs kept being new: this op runs at once)
+                return _at_once(w, fn, args, kwargs)
+            w.ops += 1
             _push(w)
             try:
                 return silently(fn, *args, **kwargs)
@@ -234,6 +274,19 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
             return _wrong_stream(fn, op, args, kwargs, stream)
         return op(*args, **kwargs)
     return _named(op_on_stream, fn)
+
+
+def _at_once(w: World, fn: Callable, args: tuple, kwargs: dict):
+    """`fn` run at once during a pause, which counts the calls not made inside another, as
+    recording counts them (there the session is innermost inside a call)."""
+    if w.depth:
+        return silently(fn, *args, **kwargs)
+    w.pause -= 1
+    w.depth = 1
+    try:
+        return silently(fn, *args, **kwargs)
+    finally:
+        w.depth = 0
 
 
 def _wrong_stream(fn: Callable, op: Callable, args: tuple, kwargs: dict, stream):
@@ -262,6 +315,14 @@ def evaluate(reason: str) -> None:
         w.flush(reason)
 
 
+def settle() -> None:
+    """Record this thread's ops again from now on, forgetting how its recent graphs went
+    (tests that look at recording start here)."""
+    w = _local.world
+    if w is not None:
+        w.settle()
+
+
 def graph_size() -> int:
     """How many nodes this thread's pending graph holds (ember's own: MLX has no such
     call; it shows why a loop should evaluate each step)."""
@@ -275,7 +336,7 @@ def recording() -> World | None:
     if not enabled[0]:
         return None
     top = _stack.top
-    if top is None:
+    if top is None:  # (during a pause too: a gradient's graph recurs with its step)
         return _local.world or world()
     return top if top is _local.world else None
 
