@@ -54,17 +54,26 @@ def numel(shape: Sequence[int]) -> int:
     return n
 
 
-def as_dim(dim) -> int:
-    """`dim` read as PyTorch's parser reads an int (a NumPy integer, a one-element integer
-    tensor); otherwise its TypeError, in its words but for the op's name, which only the op
-    knows ("argument 'dim' must be int, not float")."""
-    index = getattr(type(dim), "__index__", None)
+def index_value(x) -> int | None:
+    """`x` as an int through its `__index__` (a NumPy integer, a one-element integer
+    tensor), or None where it has none or it refuses (several elements, floats)."""
+    index = getattr(type(x), "__index__", None)
     if index is not None:
         try:
-            return int(index(dim))
-        except TypeError:  # (a tensor of several elements, or of floats)
+            return int(index(x))
+        except TypeError:
             pass
-    raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+    return None
+
+
+def as_dim(dim) -> int:
+    """`dim` read as PyTorch's parser reads an int (`index_value`); otherwise its TypeError,
+    in its words but for the op's name, which only the op knows ("argument 'dim' must be
+    int, not float")."""
+    v = index_value(dim)
+    if v is None:
+        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+    return v
 
 
 def wrap_dim(dim: int, ndim: int) -> int:
@@ -270,25 +279,7 @@ def dense_strides_like(shape, stride) -> tuple[int, ...]:
     `infer_dense_strides`).
     """
     nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(a: int, b: int) -> int:
-        sa, sb = stride[a], stride[b]
-        if sa == 0 or sb == 0:
-            return 0
-        if sa != sb:
-            return -1 if sa < sb else 1
-        return 1 if shape[a] > shape[b] else 0
-
-    for i in range(1, nd):
-        cur = i
-        for j in range(i - 1, -1, -1):
-            c = should_swap(perm[j], perm[cur])
-            if c > 0:
-                perm[j], perm[cur] = perm[cur], perm[j]
-                cur = j
-            elif c < 0:
-                break
+    perm = pointwise_order(shape, ((shape, stride),))  # (one operand: its own order)
     out = [0] * nd
     acc = 1
     for d in perm:

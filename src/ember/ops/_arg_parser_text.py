@@ -24,6 +24,7 @@ from .. import _names
 from .._device import device as _device_type
 from .._layout import layout as _layout_type
 from .._tensor import Tensor
+from .._view import index_value
 
 __all__ = ["tp_name", "not_tensor", "wrong_type", "need_tensor", "need_tensors", "need_int",
            "need_number", "need_bool", "need_dtype", "touch_then_check", "keyword_order",
@@ -107,12 +108,9 @@ def need_int(x, fname: str, arg: str, pos: int | None = None, *,
     if x.__class__ is int:
         return x
     if not isinstance(x, (bool, np.bool_)):
-        index = getattr(type(x), "__index__", None)
-        if index is not None:
-            try:
-                return int(index(x))
-            except TypeError:  # (a tensor of several elements, or of floats)
-                pass
+        v = index_value(x)
+        if v is not None:
+            return v
     raise wrong_type(fname, arg, _position(fname, pos, method), "int", x)
 
 
