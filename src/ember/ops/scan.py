@@ -16,13 +16,14 @@ import sys
 import numpy as np
 
 from .. import _dtype as dt
-from .. import _names
+from .. import _names, native
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._arg_parser_text import as_method, need_tensors, tp_name, wrong_type
 from ._batching import front
 from ._common import c_type_name, type_name, write_out
 from ._out_checks import check_out_tuple, check_scalar_types
+from ._scan_native import cumprod_native, cumsum_native, extreme_native
 from .reduce import (
     _LOW,
     _cast_for_sum,
@@ -141,6 +142,7 @@ def _same_carry(own: bool) -> dict:
 
 
 CUMSUM = Member(scan_p, "cumsum", c_order(_cumsum_kernel), _scan_meta)
+native.register(CUMSUM, "scan", cumsum_native)
 defvjp(CUMSUM, lambda g, out, x, *, dim, reverse=False, own=False:
        apply(scan_p, g, fn=CUMSUM, dim=dim, reverse=not reverse, **_same_carry(own)),
        reads=((),))
@@ -267,6 +269,7 @@ def _cumprod_jvp(primals, tangents, out, *, dim, own=False):
 
 
 CUMPROD = Member(scan_p, "cumprod", c_order(_cumprod_kernel), _scan_meta)
+native.register(CUMPROD, "scan", cumprod_native)
 defvjp(CUMPROD, _cumprod_vjp, save_output=True)
 defjvp(CUMPROD, _cumprod_jvp)
 
@@ -332,6 +335,8 @@ CUMMAX = picker("cummax", _cum_extreme_kernel(True), _cum_extreme_meta, _cum_ext
                 saves_input=True)
 CUMMIN = picker("cummin", _cum_extreme_kernel(False), _cum_extreme_meta, _cum_extreme_vjp,
                 saves_input=True)
+native.register(CUMMAX, "scan", extreme_native(True))
+native.register(CUMMIN, "scan", extreme_native(False))
 
 cummax_result = return_type("cummax", ["values", "indices"])
 cummin_result = return_type("cummin", ["values", "indices"])
