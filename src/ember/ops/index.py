@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
@@ -30,6 +31,7 @@ from ._common import (
     write_out,
 )
 from ._dynamic_shape import refuse_batched_mask
+from ._scatter_native import scatter_add_native
 from .index_key import (
     TENSOR_SLOT,
     _on,
@@ -559,6 +561,7 @@ scatter_fn = Member(scatter_p, "scatter", _scatter_kernel, _scatter_meta)
 scatter_value_fn = Member(scatter_p, "scatter_value", _scatter_kernel, _scatter_meta,
                           grad_name="ScatterBackward1")
 scatter_add_fn = Member(scatter_p, "scatter_add", _scatter_add_kernel, _scatter_meta)
+native.register(scatter_add_fn, "scatter", scatter_add_native)
 
 
 def _gather_into(g: Tensor, dim: int, idx: Tensor, shape: tuple) -> Tensor:
