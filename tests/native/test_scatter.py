@@ -1,4 +1,4 @@
-"""csrc/scatter.c (scatter_add in C) against ops/index.py's NumPy kernel it twins
+"""csrc/scatter.c (scatter_add and index_add in C) against the NumPy kernels it twins
 (np.add.at): the same sums in the same order, so the same bits, on every dim, index and
 source layout, repeated and special values; what it leaves to NumPy."""
 
@@ -11,6 +11,7 @@ import torch
 import ember
 from ember import native
 from ember.ops import index as I
+from ember.ops import index_ops
 from native._differential import assert_bits, layouts, with_specials
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
@@ -71,3 +72,27 @@ def test_scatter_add_and_gathers_gradient_agree_with_torch():
             tg = t.grad.numpy()
         else:
             np.testing.assert_allclose(t.grad.numpy(), tg, rtol=1e-5, atol=1e-6)
+
+
+def test_index_add_matches_the_numpy_kernel_bit_for_bit():
+    fn, nat = native.twins(index_ops.index_copy_p)
+    lib = native.library("scatter")
+    rng = np.random.default_rng(3)
+    for dtype in (np.float32, np.float64):
+        for shape in ((9,), (6, 70), (5, 4, 3), (2, 1, 300)):
+            for dim in range(len(shape)):
+                a = with_specials(rng.standard_normal(shape).astype(dtype))
+                for n in (0, 1, 3 * shape[dim] + 1):  # (repeats: the order of the adds)
+                    idx = rng.integers(0, shape[dim], n)
+                    sshape = shape[:dim] + (n,) + shape[dim + 1:]
+                    src = (rng.standard_normal(sshape) * 10.0 ** rng.uniform(-3, 3, sshape))
+                    for s in layouts(src.astype(dtype)).values():
+                        for alpha in (1, 2.5, -0.3):
+                            kw = dict(dim=dim, accumulate=True, alpha=alpha)
+                            assert_bits(nat(lib, a, idx, s, **kw), fn(a, idx, s, **kw))
+    a = np.zeros(4, np.float32)
+    assert nat(lib, a, np.array([4]), np.ones(1, np.float32), dim=0,
+               accumulate=True) is NotImplemented  # (out of range: NumPy's way with it)
+    assert nat(lib, a, np.array([1]), np.ones(1, np.float32), dim=0) is NotImplemented
+    got = ember.zeros(3).index_add(0, ember.tensor([2, 0, 2]), ember.tensor([1.0, 2.0, 3.0]))
+    assert got.tolist() == [2.0, 0.0, 4.0]  # (worked by hand)

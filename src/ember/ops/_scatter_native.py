@@ -1,4 +1,4 @@
-"""scatter_add's native kernel (csrc/scatter.c), beside ops/index.py's NumPy one.
+"""scatter_add's and index_add's native kernels (csrc/scatter.c), beside their NumPy ones.
 
 The same sums in the same order as np.add.at (the index's row-major order), so the same
 bits, in one C loop where np.add.at goes element by element through NumPy's machinery.
@@ -8,11 +8,13 @@ stays with NumPy); an index outside [0, size) or a 0-d operand: the NumPy kernel
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..native import calls
 
-P, INT = calls.P, calls.INT
+P, I64, INT = calls.P, calls.I64, calls.INT
 
 
 def scatter_add_native(lib, a, idx, src, *, dim, shape=None):
@@ -35,3 +37,30 @@ def scatter_add_native(lib, a, idx, src, *, dim, shape=None):
           calls.ptr(ishape), acc.ndim, dim):
         return NotImplemented  # (an index out of range: the NumPy kernel's way with it)
     return acc
+
+
+def index_add_native(lib, a, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
+    """index_add (index_copy's kernel with `accumulate`): the NumPy kernel's copy and
+    `src * alpha`, then the adds in C; other forms of the kernel stay with NumPy."""
+    from ._scalar_value import kernel_number
+
+    sfx = calls.SUFFIX.get(a.dtype)
+    if not accumulate or fill or sfx is None or a.ndim == 0 or idx.ndim > 1 \
+            or np.ndim(src) != a.ndim or np.asarray(src).dtype != a.dtype:
+        return NotImplemented
+    out = a.copy()
+    if out.size == 0:
+        return out
+    if alpha != 1:
+        src = src * kernel_number(alpha, out.dtype)
+    flat = np.ascontiguousarray(idx.reshape(-1), np.int64)
+    shape = out.shape
+    if src.shape != shape[:dim] + flat.shape + shape[dim + 1:]:
+        return NotImplemented
+    add = np.ascontiguousarray(src, out.dtype)
+    outer = math.prod(shape[:dim])
+    inner = math.prod(shape[dim + 1:])
+    fn = calls.entry(lib, f"ember_index_add_{sfx}", [P, I64, I64, I64, P, I64, P], calls.INT)
+    if fn(calls.ptr(out), outer, shape[dim], inner, calls.ptr(flat), flat.size, calls.ptr(add)):
+        return NotImplemented  # (an index out of range: the NumPy kernel's way with it)
+    return out

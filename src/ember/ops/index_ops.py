@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import wrap_dim
@@ -32,6 +33,7 @@ from ._common import (
     write_out,
 )
 from ._scalar_value import kernel_number, scalar_value
+from ._scatter_native import index_add_native
 from .index import (
     add_slices,
     check_gather_index,
@@ -181,6 +183,7 @@ def _index_copy_name(args, params) -> str:
 # selected slices' sum, which the engine's fit to its 0-d shape does.
 index_copy_p = Primitive("index_copy", _index_copy_kernel, _index_copy_meta,
                          grad_name=_index_copy_name)
+native.register(index_copy_p, "scatter", index_add_native)
 
 
 def _index_copy_grad_x(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):

@@ -1,6 +1,6 @@
-/* scatter.c: scatter_add in C, the twin of ops/index.py's `_scatter_add_kernel`
- * (np.add.at). Written once against scalar_t and FN(name); kernels.py compiles it for
- * float and double.
+/* scatter.c: scatter_add and index_add in C, the twins of ops/index.py's
+ * `_scatter_add_kernel` and index_ops.py's index_add (np.add.at both). Written once
+ * against scalar_t and FN(name); kernels.py compiles it for float and double.
  *
  * out[..., index[p], ...] += src[p] for every position p of the index, in the index's
  * row-major order, as np.add.at goes: each target receives its sums in the same order, so
@@ -55,5 +55,21 @@ int FN(ember_scatter_add)(scalar_t *out, const int64_t *oshape, const int64_t *i
             coord[d] = 0;
         }
     }
+    return 0;
+}
+
+/* index_add: out (outer, size, inner) += src (outer, n, inner) at rows index[0..n) of the
+ * middle dim, index entry after entry (np.add.at's order for each target); every index
+ * checked first. */
+int FN(ember_index_add)(scalar_t *out, int64_t outer, int64_t size, int64_t inner,
+                        const int64_t *index, int64_t n, const scalar_t *src) {
+    for (int64_t i = 0; i < n; i++)
+        if (index[i] < 0 || index[i] >= size) return 1;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < n; i++) {
+            scalar_t *dst = out + (o * size + index[i]) * inner;
+            const scalar_t *s = src + (o * n + i) * inner;
+            for (int64_t j = 0; j < inner; j++) dst[j] += s[j];
+        }
     return 0;
 }
