@@ -81,8 +81,10 @@ def _shown(node: Node) -> dict | None:
 def _shown_value(node: Node, value):
     """A value a composite's node shows (`ops.registry.shows`): a kept tensor (gone after
     backward, as a saved one is) or an argument as given."""
-    from ..ops.registry import ShownKept
+    from ..ops.registry import UNDEFINED, ShownKept
 
+    if value is UNDEFINED:
+        return None
     if value.__class__ is ShownKept:
         if node._kept is None:
             _freed()
@@ -140,9 +142,10 @@ def _has_raw(node: Node, attr: str, source: str) -> bool:
     """Whether PyTorch's node has `_raw_saved_<attr>`: a SavedTensor for each tensor (or
     list of tensors) of its signature it saves, defined or not."""
     if source == "shown":
-        from ..ops.registry import ShownKept
+        from ..ops.registry import UNDEFINED, ShownKept
 
-        return _shown(node)[attr].__class__ is ShownKept
+        value = _shown(node)[attr]
+        return value.__class__ is ShownKept or value is UNDEFINED
     return _is_tensor_source(source) or source.startswith("key") or \
         source.startswith("f.") and source[2:] in _TENSOR_DERIVED
 

@@ -42,7 +42,8 @@ from ._pool_shapes import (
 from .conv import as_channels_last, channels_last_like, conv_p
 from .double_backward import double_backward
 from .nn_ops import keep_channels_last
-from .registry import apply, rename_node, saves
+from .one_node import one_node, records
+from .registry import apply, rename_node, saves, shows
 
 _LOW = (dt.float16, dt.bfloat16)
 
@@ -136,11 +137,51 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
                 divisor_override=None) -> Tensor:
     if input.__class__ is not Tensor:
         need_tensor(input, f"avg_pool{nd}d")
+    given_stride = stride
     kernel, stride, padding, _ = window_args("avg", nd, input, kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _avg_pool_size_check(input, kernel, stride, padding, ceil_mode)
     _check_dtype(nd, input)
+    if nd == 1:  # (PyTorch's 1-d pooling is its 2-d kernel's with a window of height one)
+        shown = {"kernel_size": (1,) + kernel, "stride": (1,) + stride,
+                 "padding": (0,) + padding}
+    else:
+        shown = {"kernel_size": _as_given(kernel_size, nd), "stride": _as_given(given_stride, nd),
+                 "padding": _as_given(padding, nd)}
+    return _one_pool(nd, input, lambda x: _avg_pool(nd, x, kernel, stride, padding, ceil_mode,
+                                                    count_include_pad, divisor_override),
+                     "AvgPool", ceil_mode=bool(ceil_mode),
+                     count_include_pad=bool(count_include_pad),
+                     divisor_override=divisor_override, **shown)
+
+
+def _as_given(v, nd: int) -> tuple:
+    """A window argument as PyTorch's node shows it: an int once per dim, a sequence as
+    given, None (a stride left to the kernel's) as ()."""
+    return () if v is None else (int(v),) * nd if isinstance(v, int) else tuple(map(int, v))
+
+
+def _one_pool(nd: int, input: Tensor, pool, kernel: str, **shown) -> Tensor:
+    """`pool(input)` under PyTorch's one node for it, `{kernel}{nd}DBackward0` showing
+    `shown` (ops/one_node.py); 1-d pooling as PyTorch's: the 2-d kernel's node between an
+    unsqueeze and a squeeze of dim -2. The node keeps the input, as PyTorch's (its
+    double-backward node takes it)."""
+    if not records(input):
+        return pool(input)
+    if nd > 1:
+        name = f"{kernel}{nd}DBackward0"
+        return shows(one_node(name, pool, input, linear=True, kept=(True,)), name, self=input,
+                     **shown)
+    name, x = f"{kernel}2DBackward0", input.unsqueeze(-2)
+    out = one_node(name, lambda x2: pool(x2.squeeze(-2)).unsqueeze(-2), x, linear=True,
+                   kept=(True,))
+    return shows(out, name, self=x, **shown).squeeze(-2)
+
+
+def _avg_pool(nd: int, input: Tensor, kernel: tuple, stride: tuple, padding: tuple,
+              ceil_mode: bool, count_include_pad: bool, divisor_override) -> Tensor:
+    """The average pooling composite, on checked arguments."""
     sp = input.shape[-nd:]
     out = tuple(pool_out(sp[i], kernel[i], stride[i], padding[i], 1, ceil_mode)
                 for i in range(nd))
@@ -269,6 +310,11 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
     return _keep_channels_last(nd, input, res, node + "Backward0")
 
 
+def _adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
+    """`adaptive_avg_pool` under PyTorch's one node for it."""
+    return _one_pool(nd, input, lambda x: adaptive_avg_pool(nd, x, sizes), "AdaptiveAvgPool")
+
+
 def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
     if input.__class__ is not Tensor:  # (torch's Python reads input.size() for 2-d and up)
         touch_then_check(input, "size", f"adaptive_avg_pool{nd}d") if nd > 1 else \
@@ -303,7 +349,7 @@ def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
         kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d" + (
             "_channels_last" if channels_last_like(input) else "")  # (its kernel's name)
         raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(input.dtype)}\'')
-    return adaptive_avg_pool(nd, input, sizes)
+    return _adaptive_avg_pool(nd, input, sizes)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:

@@ -105,8 +105,9 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     nd = max(input.ndim, other.ndim)
     sa = (1,) * (nd - input.ndim) + tuple(input._shape)
     sb = (1,) * (nd - other.ndim) + tuple(other._shape)
-    a = input.reshape([s for n in sa for s in (n, 1)])
-    b = other.reshape([s for n in sb for s in (1, n)])
+    # (size-1 dims put in: a view of each operand, which PyTorch takes as _unsafe_view)
+    a = unsafe_view(input, [s for n in sa for s in (n, 1)])
+    b = unsafe_view(other, [s for n in sb for s in (1, n)])
     prod, size = a * b, [x * y for x, y in zip(sa, sb)]
     if not prod.is_contiguous():
         return write_out(prod.reshape(size), out)

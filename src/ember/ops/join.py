@@ -42,6 +42,7 @@ from ._common import (
     write_out,
 )
 from ._size_args import REQUIRED, int_list, keyword_list
+from .one_node import one_node
 from .registry import (
     Primitive,
     apply,
@@ -307,9 +308,10 @@ def _atleast(t: Tensor, n: int) -> Tensor:
         return t
     if n == 3 and t.ndim == 2:
         return t.unsqueeze(-1)
-    if n == 3:
-        return t.reshape(1, -1, 1)
-    return t.reshape((1,) * (n - 1) + (-1,))
+    # (a 1-d tensor unsqueezed, as PyTorch's atleast_2d / _3d: UnsqueezeBackward0 nodes)
+    if t.ndim == 1:
+        return t.unsqueeze(0) if n == 2 else t.unsqueeze(0).unsqueeze(-1)
+    return t.reshape((1,) * n)
 
 
 def hstack(tensors, *, out=None) -> Tensor:
@@ -680,10 +682,14 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     from .copy import clone
 
     turns = k % 4
-    out = flip(input, (d1,)).transpose(d0, d1) if turns == 1 else \
-        flip(input, (d0, d1)) if turns == 2 else \
-        flip(input, (d0,)).transpose(d0, d1) if turns == 3 else clone(input)
-    return shows(out, "Rot90Backward0", dims=dims, k=k)
+
+    def turn(x: Tensor) -> Tensor:
+        return flip(x, (d1,)).transpose(d0, d1) if turns == 1 else \
+            flip(x, (d0, d1)) if turns == 2 else \
+            flip(x, (d0,)).transpose(d0, d1) if turns == 3 else clone(x)
+
+    return shows(one_node("Rot90Backward0", turn, input, linear=True), "Rot90Backward0",
+                 dims=dims, k=k)
 
 
 # --- meshgrid / cartesian_prod / combinations --------------------------------------------

@@ -235,7 +235,11 @@ def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
 
 
 def ravel(x: Tensor) -> Tensor:
-    return reshape(x, (-1,))
+    """`x` flattened: a view of `x`, or of a contiguous copy of it (PyTorch's
+    `contiguous().view(-1)`: a CloneBackward0 then a ViewBackward0 node)."""
+    if not x._strided:
+        return reshape(x, (-1,))
+    return view(contiguous(x), -1)
 
 
 def layout_own(x, name: str):

@@ -101,6 +101,16 @@ class ShownKept(int):
     __slots__ = ()
 
 
+class _Undefined:
+    """A tensor argument left out (None) that `shows` displays as PyTorch's node does: None,
+    with the `_raw_saved_` slot of an undefined tensor beside it."""
+
+    __slots__ = ()
+
+
+UNDEFINED = _Undefined()
+
+
 def keep_given(out, **args) -> None:
     """Keep on `out`'s graph node (`out` requires grad) its op's `args` as the caller gave
     them: PyTorch's node shows a dim as given (negative, a tuple in its order, None for

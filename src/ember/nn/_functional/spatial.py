@@ -32,6 +32,7 @@ from ...ops.conv import (
     conv_transpose3d,
 )
 from ...ops.double_backward import double_backward
+from ...ops.one_node import one_node
 from ...ops.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -50,7 +51,7 @@ from ...ops.registry import (
     batch_by_loop,
     derivative_not_implemented,
     rename_node,
-    saves,
+    shows,
 )
 from .interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 
@@ -200,11 +201,10 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     grids = np.ix_(*index)
     out = input[(Ellipsis, *(E.tensor(g, dtype=E.int64) for g in grids))]
     node = f"{name.capitalize()}Pad{k}DBackward0"
-    out = nn_ops.keep_channels_last(input, out, node)
-    if out.grad_fn is not None:
-        rename_node(out.grad_fn, node)
+    out = shows(nn_ops.keep_channels_last(input, out, node), node,
+                padding=tuple(int(v) for v in pad), self=input)
     # (PyTorch's derivative kernel takes the input: a create_graph gradient requires grad)
-    return double_backward(saves(out, input), input)
+    return double_backward(out, input)
 
 
 # --- unfold / fold ----------------------------------------------------------------------
@@ -280,15 +280,21 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
                            f"{pd[1]}), calculated shape of the array of sliding blocks as "
                            f"({blocks[0]}, {blocks[1]}), but its components must be at least one.")
     _integer_refused(input, "im2col_out_cpu")
-    x = input if batched else input.unsqueeze(0)
-    c = x.shape[1]
-    w = _taps_weight(c, k, x.dtype)
-    # (the convolution primitive itself, not conv2d: im2col is not on autocast's lists, and
-    # its result is contiguous whatever the input's memory format)
-    cols = apply(conv_p, x, w, stride=st, padding=tuple((p, p) for p in pd), dilation=dl,
-                 groups=c)
-    cols = cols.reshape(x.shape[0], c * k[0] * k[1], math.prod(cols.shape[2:]))
-    return _named(cols if batched else cols.squeeze(0), "Im2ColBackward0")
+
+    def im2col(input: Tensor) -> Tensor:
+        x = input if batched else input.unsqueeze(0)
+        c = x.shape[1]
+        w = _taps_weight(c, k, x.dtype)
+        # (the convolution primitive itself, not conv2d: im2col is not on autocast's lists,
+        # and its result is contiguous whatever the input's memory format)
+        cols = apply(conv_p, x, w, stride=st, padding=tuple((p, p) for p in pd), dilation=dl,
+                     groups=c)
+        cols = cols.reshape(x.shape[0], c * k[0] * k[1], math.prod(cols.shape[2:]))
+        return cols if batched else cols.squeeze(0)
+
+    return shows(one_node("Im2ColBackward0", im2col, input, linear=True), "Im2ColBackward0",
+                 dilation=dl, kernel_size=k, padding=pd, self_sym_argsize_minus_1=sp[1],
+                 self_sym_argsize_minus_2=sp[0], stride=st)
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
@@ -323,11 +329,17 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
         raise RuntimeError(f"{given}calculated shape of the array of sliding blocks as "
                            f"({blocks[0]}, {blocks[1]}), which is too small (non-positive)")
     _integer_refused(input, "col2im_out_cpu")
-    g = x.reshape(x.shape[0], c * kk, blocks[0], blocks[1])
-    w = _taps_weight(c, k, x.dtype)
-    res = apply(conv_input_grad_p, g, w, stride=st, padding=tuple((p, p) for p in pd),
-                dilation=dl, groups=c, x_shape=(x.shape[0], c) + tuple(out))
-    return _named(res if batched else res.squeeze(0), "Col2ImBackward0")
+
+    def col2im(input: Tensor) -> Tensor:
+        x = input if batched else input.unsqueeze(0)
+        g = x.reshape(x.shape[0], c * kk, blocks[0], blocks[1])
+        w = _taps_weight(c, k, x.dtype)
+        res = apply(conv_input_grad_p, g, w, stride=st, padding=tuple((p, p) for p in pd),
+                    dilation=dl, groups=c, x_shape=(x.shape[0], c) + tuple(out))
+        return res if batched else res.squeeze(0)
+
+    return shows(one_node("Col2ImBackward0", col2im, input, linear=True), "Col2ImBackward0",
+                 dilation=dl, kernel_size=k, padding=pd, stride=st)
 
 
 def _named(out: Tensor, name: str) -> Tensor:
@@ -337,11 +349,15 @@ def _named(out: Tensor, name: str) -> Tensor:
     return out
 
 
-def _shuffled(input: Tensor, out: Tensor, name: str) -> Tensor:
-    """A pixel (un)shuffle's result: channels-last for a channels-last input, as PyTorch's
-    kernels allocate it (`suggest_memory_format`), and named as PyTorch's node."""
-    out = _named(out, name)
-    return as_channels_last(out, name) if channels_last_like(input) else out
+def _shuffled(input: Tensor, shuffle, name: str, **shown) -> Tensor:
+    """A pixel (un)shuffle's result, `shuffle(input)`: channels-last for a channels-last
+    input, as PyTorch's kernels allocate it (`suggest_memory_format`), under one node named
+    and showing `shown` as PyTorch's."""
+    def run(x: Tensor) -> Tensor:
+        out = shuffle(x)
+        return as_channels_last(out, name) if channels_last_like(x) else out
+
+    return shows(one_node(name, run, input, linear=True), name, **shown)
 
 
 def _shuffle_checks(name: str, factor: str, input: Tensor, r) -> int:
@@ -370,10 +386,13 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
                            f"divisible by the square of upscale_factor, but input.size(-3)={c} is"
                            f" not divisible by {r * r}")
     n = len(lead)
-    x = input.reshape(*lead, c // (r * r), r, r, h, w)
-    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return _shuffled(input, x.reshape(*lead, c // (r * r), h * r, w * r),
-                     "PixelShuffleBackward0")
+
+    def shuffle(x: Tensor) -> Tensor:
+        x = x.reshape(*lead, c // (r * r), r, r, h, w)
+        x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+        return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+    return _shuffled(input, shuffle, "PixelShuffleBackward0", upscale_factor=r)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -388,10 +407,13 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     if input.numel() == 0:  # (PyTorch's kernel returns an empty input's copy, its shape kept)
         return _named(input.clone(), "PixelUnshuffleBackward0")
     n = len(lead)
-    x = input.reshape(*lead, c, h // r, r, w // r, r)
-    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return _shuffled(input, x.reshape(*lead, c * r * r, h // r, w // r),
-                     "PixelUnshuffleBackward0")
+
+    def unshuffle(x: Tensor) -> Tensor:
+        x = x.reshape(*lead, c, h // r, r, w // r, r)
+        x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+        return x.reshape(*lead, c * r * r, h // r, w // r)
+
+    return _shuffled(input, unshuffle, "PixelUnshuffleBackward0", downscale_factor=r)
 
 
 # --- unpooling, local response norm, channel shuffle ------------------------------------------
