@@ -103,3 +103,27 @@ def test_leaf_grad_layout_follows_the_layout_contract():
                 losses(lib)[j](x).backward()
                 got.append(x.grad.stride())
             assert got[1] == got[0], (i, j)
+
+
+def test_summed_gradients_keep_the_first_ones_layout():
+    # two paths' gradients of one tensor: PyTorch adds the later into the buffered one in
+    # place (grad mode off, the buffer dense and its own), so the sum keeps that one's
+    # strides, a size-1 dim's too; mean's gradient is expanded, then divided (a fresh
+    # row-major tensor, as PyTorch's MeanBackward makes it, which `.grad` then keeps)
+    def leaves(lib):
+        return [lib.ones(4, 1).t(), lib.ones(3, 4).t(), lib.ones(2, 1, 3).permute(2, 1, 0),
+                lib.ones(4, 6)[:, ::2], lib.ones(8).as_strided((2, 1, 3), (3, 5, 1)),
+                lib.ones(2, 3, 1, 1).to(memory_format=lib.channels_last)]
+
+    losses = [lambda x: (x * x).sum(), lambda x: x.mean(), lambda x: (x * x).mean(),
+              lambda x: (x * x * x).sum(), lambda x: (x.exp() + x.sin()).sum(),
+              lambda x: x.mean(0).sum(), lambda x: (x * 2 + x * 3).sum()]
+    for i in range(6):
+        for j, loss in enumerate(losses):
+            got = []
+            for lib in (torch, ember):
+                x = leaves(lib)[i].requires_grad_()
+                loss(x).backward()
+                got.append((x.grad.stride(), x.grad.tolist()))
+            assert got[1][0] == got[0][0], (i, j)
+            np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-6)  # (exp / sin)

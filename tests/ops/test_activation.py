@@ -44,7 +44,10 @@ SPECS = [
          inplace=_inplace(A.hardsigmoid, F.hardsigmoid)),
     Spec("hardswish", A.hardswish, F.hardswish, ((-4.0, 4.0),),
          inplace=_inplace(A.hardswish, F.hardswish)),
-    Spec("logsigmoid", A.logsigmoid, F.logsigmoid, inplace=None),
+    # (meta strides: PyTorch's CPU result is row-major, as ember's on either device; its
+    # meta one follows the input's strides)
+    Spec("logsigmoid", A.logsigmoid, F.logsigmoid, inplace=None,
+         extra={"meta_stride": False}),
     Spec("softsign", A.softsign, F.softsign, inplace=None),
     Spec("tanhshrink", A.tanhshrink, F.tanhshrink, inplace=None),
     Spec("threshold", lambda x: ember.threshold(x, 0.3, -2.0),

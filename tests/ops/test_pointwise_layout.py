@@ -180,9 +180,21 @@ def _ops(lib, a, b, c, ai, bi):
         "flip": lambda: a.flip(list(range(last))),
         "stack": lambda: lib.stack([a, a]), "stack_last": lambda: lib.stack([a, a], -1),
         "cat": lambda: lib.cat([a, a], max(last - 1, 0)) if last else a.reshape(1),
-        # (polar: not here; on some layouts with several size-1 dims PyTorch's order differs
-        # from this rule's, 3 of these 160, not understood yet)
-        "complex": lambda: lib.complex(a, b),
+        "complex": lambda: lib.complex(a, b), "polar": lambda: lib.polar(a, b),
+        "abs_complex": lambda: lib.complex(a, b).abs(),
+        # composites in ember, one kernel (or another composite) in PyTorch: laid out by the
+        # operands PyTorch's kernel sees (integers cast first; ldexp's row-major power)
+        "copysign": lambda: lib.copysign(a, b), "copysign_number": lambda: lib.copysign(a, -1.0),
+        "copysign_int": lambda: lib.copysign(ai, bi), "sinc": lambda: lib.sinc(a / 8),
+        "signbit": lambda: lib.signbit(a), "signbit_int": lambda: lib.signbit(ai),
+        "logaddexp": lambda: lib.logaddexp(a / 8, b / 8), "deg2rad": lambda: a.deg2rad(),
+        "ldexp": lambda: lib.ldexp(a, b / 8), "ldexp_int": lambda: lib.ldexp(a, bi),
+        "isinf": lambda: a.isinf(), "isfinite": lambda: a.isfinite(),
+        "isinf_int": lambda: ai.isinf(), "isposinf": lambda: a.isposinf(),
+        "frexp": lambda: lib.frexp(a)[0], "frexp_exponent": lambda: lib.frexp(a)[1],
+        "isreal": lambda: a.isreal(), "isreal_complex": lambda: lib.complex(a, b).isreal(),
+        "angle": lambda: a.angle(), "angle_complex": lambda: lib.complex(a, b).angle(),
+        "mvlgamma": lambda: lib.mvlgamma(a + 2, 2), "logsigmoid": lambda: F.logsigmoid(a / 8),
     }
 
 
@@ -217,6 +229,33 @@ def test_result_strides_follow_pytorch_over_generated_layouts():
     assert not diffs, f"{len(diffs)} differ, the first: {diffs[:3]}"
 
 
+def _make_meta(lay, dtype):
+    shape, stride, offset = lay
+    return ember.empty(400, dtype=dtype, device="meta").as_strided(shape, stride, offset)
+
+
+def test_meta_strides_are_the_eager_ones_over_generated_layouts():
+    # the graph compiler and the MLX face's lazy mode read meta rules: every member of the
+    # family (a member laid out its own way too: pow's number, empty_like's, the casts) gives
+    # on meta the shape and strides the eager call gives
+    diffs = []
+    for la, lb, lc in _layouts(31, 160):
+        got = {}
+        for make in (lambda lay, d: _make(ember, lay, d), _make_meta):
+            f32, i32 = ember.float32, ember.int32
+            a, b, c = (make(lay, f32) for lay in (la, lb, lc))
+            ai, bi = make(la, i32), make(lb, i32)
+            for name, fn in _ops(ember, a, b, c, ai, bi).items():
+                try:
+                    r = fn()
+                except RuntimeError as e:
+                    got.setdefault(name, []).append(type(e))
+                    continue
+                got.setdefault(name, []).append((tuple(r.shape), r.stride()))
+        diffs += [(name, la, lb, lc, e, m) for name, (e, m) in got.items() if e != m]
+    assert not diffs, f"{len(diffs)} differ, the first: {diffs[:3]}"
+
+
 def test_the_reported_layouts():
     # the cases that first showed the difference (size-1 dims, a number operand, a broadcast,
     # channels-last inputs of stack / cat), with PyTorch's strides worked out by hand
@@ -238,6 +277,16 @@ def test_the_reported_layouts():
         # arguments, then viewed as complex)
         (lambda L: L.complex(L.ones(4, 3).t(), L.ones(4, 3).t()), (1, 3)),
         (lambda L: L.polar(L.ones(4, 3).t(), L.ones(4, 3)[:, :1].t()), (1, 3)),
+        # (the parts fresh and row-major: the stack's layout still the operands')
+        (lambda L: L.polar(L.ones(12).as_strided((3, 1, 4, 1), (4, 1, 1, 1)),
+                           L.ones(24).as_strided((3, 1, 4, 1), (8, 1, 1, 4), 1)), (4, 1, 1, 4)),
+        # (PyTorch: one kernel of the input, ember: several ops ending in a where / cast)
+        (lambda L: L.sinc(L.ones(4, 1).t()), (4, 1)),
+        (lambda L: L.copysign(L.ones(4, 1).t(), -1.0), (1, 1)),
+        (lambda L: L.signbit(L.ones(4, 1).t()), (4, 1)),
+        (lambda L: L.ones(4, 1).t().isinf(), (4, 1)),  # (x.abs() == inf in PyTorch)
+        (lambda L: L.arange(4).reshape(4, 1).t().isinf(), (1, 1)),  # (zeros_like(x))
+        (lambda L: L.deg2rad(L.ones(3).as_strided((1,), (2,), 1)), (2,)),  # (empty_like(x))
     ]
     for fn, want in cases:
         assert fn(torch).stride() == want

@@ -280,7 +280,28 @@ def _buffer_sum(old, new):
     earliest use's rows first (the engine runs later nodes first)."""
     if not _state.enabled and old.__class__ is not T.Tensor and old.is_sparse:
         return new + old
-    return _sum(old, new)
+    total = _sum(old, new)
+    if _state.enabled or old is new or old.__class__ is not T.Tensor \
+            or total.__class__ is not T.Tensor or total._shape != old._shape:
+        return total
+    # NOTE: with grad mode off PyTorch adds in place into the buffered gradient when it is
+    # dense and held there alone: the sum keeps its strides, a size-1 dim's too, where
+    # TensorIterator's `old + new` is row-major ((x * x).sum() of `ones(4, 1).t()`: x.grad
+    # strides (1, 1)). Ember adds out of place, then lays the sum out so: only strides.
+    st = T.layout_strides(old)
+    if total._dtype is not old._dtype or T.layout_strides(total) == st \
+            or not is_non_overlapping_and_dense(old._shape, st):
+        return total
+    return _restrided(total, st)
+
+
+def _restrided(x, st):
+    """ops.copy's restrided (imported on first use, as `_clone_contiguous`)."""
+    global _restrided
+    from ..ops.copy import restrided
+
+    _restrided = restrided
+    return restrided(x, st)
 
 
 def _sparse_grad(g):

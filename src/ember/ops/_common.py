@@ -9,6 +9,8 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core.dispatch import iter_layout
+from .._core.primitive import meta_rules
 from .._tensor import Tensor, _wrap, layout_strides
 from .._user_warnings import user_stacklevel
 from .._view import (
@@ -193,7 +195,11 @@ def iter_order(operands, shape) -> list[int]:
 # and lerp), not the 0-d tensor operands that `x + 1` or `where(c, x, 0.)` make of them;
 # "like": the result is `empty_like(input)` (preserve_format), TensorIterator writing into it;
 # "complex like": "like" for a complex input (abs), TensorIterator's for a real one;
-# "contiguous": the result is allocated row-major (`pow(number, tensor)`).
+# "contiguous": the result is allocated row-major (`pow(number, tensor)`);
+# "with number": TensorIterator's over the input's own pointwise result and a number (isinf:
+# `x.abs() == inf`); "isfinite": `(x == x) * (x.abs() != inf)`, the two results' product;
+# "second fresh": TensorIterator's with the second operand row-major (ldexp: `x * 2**e`);
+# a function of (args, params) names the kind where it depends on them (isinf of integers).
 MEMBER_LAYOUT = {"pow_tensor_scalar": "values", "clamp": "values", "lerp": "values",
                  "nan_to_num": "like", "hardtanh": "like", "binary_cross_entropy": "like",
                  "conj_physical": "like", "abs": "complex like", "pow_scalar": "contiguous"}
@@ -219,12 +225,25 @@ def iter_relayout(args, res, params):
     else:
         if res.__class__ is not np.ndarray or res.size:
             return res  # (an empty result may still not be row-major: a size-0 dim)
-    return _relayout(args, res, MEMBER_LAYOUT.get(getattr(params.get("fn"), "name", None)))
+    return _relayout(args, res, member_kind(args, params))
+
+
+def member_kind(args, params) -> str | None:
+    """The MEMBER_LAYOUT kind of a call of the family member `params["fn"]`, if any."""
+    kind = MEMBER_LAYOUT.get(getattr(params.get("fn"), "name", None))
+    return kind(args, params) if callable(kind) else kind
 
 
 def _relayout(args, res, kind):
     if res.__class__ is not np.ndarray or not res.ndim:
         return res  # (a reduced loss is 0-d)
+    return strided_result(res, member_strides(args, res.shape, kind))
+
+
+def member_strides(args, shape, kind) -> tuple[int, ...]:
+    """Strides PyTorch gives the pointwise result of `shape` of a call with arguments `args`
+    by a member whose MEMBER_LAYOUT entry is `kind` (None: TensorIterator over all of them,
+    numbers as 0-d operands), on any device: eager (`iter_relayout`) and meta (`laid_meta`)."""
     if kind == "complex like":
         kind = "like" if args[0]._dtype.is_complex else None
     numbers = kind is None
@@ -234,18 +253,45 @@ def _relayout(args, res, kind):
             operands.append((a._shape, layout_strides(a)))
         elif numbers and a is not None and (a.__class__ in _SCALAR_KIND or is_scalar(a)):
             operands.append(((), ()))
-    key = (res.shape, tuple(operands), kind)
+    if kind == "second fresh":
+        operands[1] = (operands[1][0], contiguous_strides(operands[1][0]))
+    key = (shape, tuple(operands), kind)
     stride = _layouts_met.get(key)
     if stride is None:
-        if kind == "like" and operands[0][0] == res.shape:
+        if kind == "like" and operands[0][0] == shape:
             stride = like_strides(operands[0][0], operands[0][1])
         elif kind == "contiguous":
-            stride = contiguous_strides(res.shape)
+            stride = contiguous_strides(shape)
+        elif kind in ("with number", "isfinite"):
+            own = (shape, pointwise_strides(shape, operands))
+            stride = pointwise_strides(shape, [own, ((), ())])
+            if kind == "isfinite":
+                stride = pointwise_strides(shape, [own, (shape, stride)])
         else:
-            stride = pointwise_strides(res.shape, operands)
+            stride = pointwise_strides(shape, operands)
         if len(_layouts_met) < 4096:
             _layouts_met[key] = stride
-    return strided_result(res, stride)
+    return stride
+
+
+def laid_meta(*args, fn, **params):
+    """The meta rule of a family laid out by `iter_relayout`: its member's rule, with the
+    strides of a member that MEMBER_LAYOUT names as `member_strides` gives them, so a
+    compiled or meta result is laid out as the eager one (a member's rule does not know
+    which member it serves)."""
+    res = fn.meta(*args, **params)
+    kind = MEMBER_LAYOUT.get(fn.name)
+    if callable(kind):
+        kind = kind(args, params)
+    if kind is None or not res[0]:
+        return res
+    return res[0], res[1], member_strides(args, tuple(res[0]), kind)
+
+
+def tensoriterator_family(fam) -> None:
+    """Lay out family `fam`'s results as TensorIterator does, eager and on meta."""
+    iter_layout[fam] = iter_relayout
+    meta_rules[fam] = laid_meta
 
 
 # (result shape, operands' layouts, member kind) -> the result's strides: a training step

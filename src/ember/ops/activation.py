@@ -23,7 +23,7 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from ._arg_parser_text import need_tensor, wrong_type
-from ._common import bounded
+from ._common import MEMBER_LAYOUT, bounded
 from ._scalar_value import kernel_number, real_operand, scalar_value
 from .activation_backward import (  # noqa: F401  (the derivative kernels: re-exported)
     activation_backward_p,
@@ -473,6 +473,7 @@ def _logsigmoid_kernel(a):
 
 
 logsigmoid_p = unary("log_sigmoid", _logsigmoid_kernel, grad_name="LogSigmoidBackward0")
+MEMBER_LAYOUT["log_sigmoid"] = "contiguous"  # (PyTorch's result is row-major, whatever x's)
 defvjp(logsigmoid_p, named_vjp("LogSigmoidBackwardBackward0", lambda g, out, x: g * (-x).sigmoid()))
 defjvp1(logsigmoid_p, lambda t, out, x: t * (-x).sigmoid())
 

@@ -29,6 +29,7 @@ from ._common import (
     fit_scalar,
     is_scalar,
     iter_relayout,
+    tensoriterator_family,
     type_name,
 )
 from ._common import write_out as _write_out
@@ -66,7 +67,7 @@ _grad_state = grad_mode.state
 # the function a static param: `bind(binary_p, a, b, fn=add_fn)`. Each member has its own
 # kernel, node name and derivatives; vmap has one rule for all of them.
 binary_p = Family("binary")
-iter_layout[binary_p] = iter_relayout
+tensoriterator_family(binary_p)
 defbatch(binary_p, batch_pointwise(binary_p))
 
 

@@ -23,7 +23,8 @@ from ._arg_parser_text import (
     wrong_type,
 )
 from ._batching import front
-from ._common import type_name
+from ._common import member_strides, type_name
+from .copy import restrided
 from .creation import _place, arange, tensor, zeros
 from .factories import _is_number
 from .registry import (
@@ -605,7 +606,10 @@ def _from_parts(real: Tensor, imag: Tensor, operands: tuple) -> Tensor:
     part = dt.float64 if real.dtype is dt.float64 else dt.float32
     # (built from its parts: `real + imag * 1j` would make nan + nanj of 0 + nanj)
     re, im = broadcast_tensors(real.to(part), imag.to(part))
-    return view_as_complex(stack_pointwise([re, im], operands))
+    pair = stack_pointwise([re, im], operands)
+    # (parts all fresh and row-major: dispatch's fast path leaves the stack row-major)
+    inner = member_strides(operands, re._shape, None)
+    return view_as_complex(restrided(pair, tuple(2 * s for s in inner) + (1,)))
 
 
 def complex(real: Tensor, imag: Tensor) -> Tensor:

@@ -13,6 +13,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ._arg_parser_text import need_tensors, operand_error
 from ._common import type_name, write_out
+from .copy import relaid
 from .registry import rename_node, saves
 
 
@@ -77,14 +78,17 @@ def deg2rad(input: Tensor, *, out=None) -> Tensor:
     """Degrees to radians, in a floating dtype."""
     if input.dtype.is_complex:
         raise RuntimeError("deg2rad is not supported for complex tensors.")
-    return write_out(_node(_floating(input) * (math.pi / 180.0), "Deg2RadBackward0"), out)
+    # (PyTorch multiplies into `empty_like(input)`: its layout)
+    res = relaid(_floating(input) * (math.pi / 180.0), (input,), "like")
+    return write_out(_node(res, "Deg2RadBackward0"), out)
 
 
 def rad2deg(input: Tensor, *, out=None) -> Tensor:
     """Radians to degrees, in a floating dtype."""
     if input.dtype.is_complex:
         raise RuntimeError("rad2deg is not supported for complex tensors.")
-    return write_out(_node(_floating(input) * (180.0 / math.pi), "Rad2DegBackward0"), out)
+    res = relaid(_floating(input) * (180.0 / math.pi), (input,), "like")
+    return write_out(_node(res, "Rad2DegBackward0"), out)
 
 
 def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
@@ -98,8 +102,8 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
     if common._kind < 2 or (common._kind == 3 and name != "logaddexp"):
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                   f"'{type_name(common)}'")
-    given = (a, b)
-    a, b = _opmath(a.to(common)), _opmath(b.to(common))
+    given, seen = (a, b), (a.to(common), b.to(common))
+    a, b = _opmath(seen[0]), _opmath(seen[1])
     if common._kind == 3:
         # Complex: factor out the operand with the larger real part.
         first = a.real >= b.real
@@ -114,7 +118,8 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
         out = where(first, a, b) + log1p_pow(where(first, b - a, a - b))
     node = "LogaddexpBackward0" if name == "logaddexp" else "Logaddexp2Backward0"
     # (PyTorch's node saves both inputs: an in-place change to one raises in backward)
-    return saves(_node(where((a == b) & a.isinf(), a, out).to(common), node), *given)
+    out = relaid(where((a == b) & a.isinf(), a, out).to(common), seen)
+    return saves(_node(out, node), *given)
 
 
 def logaddexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -180,8 +185,8 @@ def signbit(input: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("signbit does not support non-boolean outputs.")
     if d._kind == 2:
         bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[d.itemsize]
-        return write_out(input.detach().contiguous().view(bits) < 0, out)
-    return write_out(input < 0, out)
+        return write_out(relaid(input.detach().contiguous().view(bits) < 0, (input,)), out)
+    return write_out(relaid(input < 0, (input,)), out)
 
 
 def copysign(input: Tensor, other, *, out=None) -> Tensor:
@@ -200,13 +205,17 @@ def _copysign(input: Tensor, other) -> Tensor:
             raise NotImplementedError(f'"copysign_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
         # (a negation, not a product with -1: that would leave a NaN's sign bit alone)
-        out = _node(-mag if math.copysign(1.0, other) < 0 else mag * 1.0, "CopysignBackward1")
+        out = relaid(-mag if math.copysign(1.0, other) < 0 else mag * 1.0, (input, other))
+        out = _node(out, "CopysignBackward1")
         return saves(out, out, input if input.requires_grad else None)
-    mag = input.to(_common_floating("copysign", input, other)).abs()
+    common = _common_floating("copysign", input, other)
+    # (the operands PyTorch's kernel sees: integers cast to `common` first, laid out so)
+    seen = (input.to(common), other if other.dtype is common else other.to(common))
+    mag = seen[0].abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
     # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
     link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
-    out = _node(where(signbit(other), -mag, mag) - link, "CopysignBackward0")
+    out = _node(relaid(where(signbit(other), -mag, mag) - link, seen), "CopysignBackward0")
     # (PyTorch's node saves the result, and the input when the input needs a gradient)
     return saves(out, out, input if input.requires_grad else None)
 
@@ -219,7 +228,8 @@ def sinc(input: Tensor, *, out=None) -> Tensor:
     w = _opmath(x)  # (pi * x in float16 would move sinc(1) from -0.0 to 3e-4)
     at_zero = w == 0
     safe = where(at_zero, 1.0, w) * math.pi  # (keeps 0/0 out of the gradient at 0)
-    res = _node(where(at_zero, 1.0, safe.sin() / safe).to(x.dtype), "SincBackward0")
+    res = relaid(where(at_zero, 1.0, safe.sin() / safe).to(x.dtype), (x,))
+    res = _node(res, "SincBackward0")
     return write_out(saves(res, input), out)  # (saves the input, as PyTorch's node)
 
 

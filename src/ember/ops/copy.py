@@ -9,11 +9,11 @@ from .. import _grad_mode as grad_mode
 from .._algorithms import fill_value, fills_uninitialized
 from .._device import as_device, device
 from .._layout import CHANNELS_LAST_RANK
-from .._tensor import Tensor
+from .._tensor import Tensor, layout_strides
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
 from ._arg_parser_text import not_tensor
-from ._common import same_meta
+from ._common import member_strides, same_meta
 from ._float8 import to_float8
 from .fill import fill_p
 from .registry import (
@@ -37,7 +37,12 @@ _grad_state = grad_mode.state
 # --- clone ---------------------------------------------------------------------
 
 
-def _clone_kernel(a, *, contiguous=False, dtype=None):
+def _clone_kernel(a, *, contiguous=False, dtype=None, strides=None):
+    if strides is not None:  # (`relaid`: the copy in these element strides)
+        buf = np.empty(storage_extent(a.shape, strides, 0), a.dtype)
+        out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * a.itemsize for s in strides))
+        out[...] = a
+        return out
     if dtype is not None and (0 not in a.strides or min(a.strides) < 0):
         # `to(dtype)`: the cast copy in the input's element order (NumPy's order "K", which
         # is PyTorch's but for a broadcast dim: NumPy puts a stride-0 dim innermost)
@@ -56,12 +61,14 @@ def _clone_kernel(a, *, contiguous=False, dtype=None):
     return out
 
 
-def _clone_meta(x, *, contiguous=False, dtype=None):
-    if dtype is not None:
-        return same_meta(x, dtype)
+def _clone_meta(x, *, contiguous=False, dtype=None, strides=None):
+    d = x._dtype if dtype is None else dtype
+    if strides is not None:
+        return x._shape, d, tuple(strides)
     if contiguous:
-        return x._shape, x._dtype
-    return x._shape, x._dtype, like_strides(x._shape, x.stride())
+        return x._shape, d
+    # (a cast copy too is `empty_like(x)`'s layout, as `to` lays the eager one out)
+    return x._shape, d, like_strides(x._shape, x.stride())
 
 
 # A copy with its own storage: clone (CloneBackward0), or with `dtype` the cast copy that
@@ -69,7 +76,7 @@ def _clone_meta(x, *, contiguous=False, dtype=None):
 # dtype (autograd.engine.fit), so the VJP is the identity either way.
 clone_p = Primitive("clone", _clone_kernel, _clone_meta, grad_name=lambda args, params: (
     "CloneBackward0" if params.get("dtype") is None else "ToCopyBackward0"))
-defvjp(clone_p, lambda g, out, x, *, contiguous=False, dtype=None: g, reads=((),))
+defvjp(clone_p, lambda g, out, x, **params: g, reads=((),))
 deflinear(clone_p)
 
 
@@ -78,6 +85,8 @@ def _clone_batch(args, dims, /, **params):
     the batch dim goes in front first (copied where it stood, the examples would keep the
     batch's strides, and `is_contiguous()` or `as_strided` inside vmap would see those)."""
     x, d = args[0], dims[0]
+    if d is not None and params.get("strides") is not None:  # (one example's layout)
+        params = dict(params, strides=None)
     if d is None or not params.get("contiguous") or d == 0:
         return bind(clone_p, *args, **params), d
     from .views import move_to_front
@@ -107,6 +116,35 @@ def _strides_kept(x: Tensor, out: Tensor) -> Tensor:
         want = like_strides(x._shape, x._stride)
         if out._ensure_storage() != want:
             out._stride = want
+    return out
+
+
+def relaid(x: Tensor, operands, kind: str | None = None) -> Tensor:
+    """`x`, a composite's fresh result, laid out as PyTorch's one pointwise kernel over
+    `operands` (tensors and numbers; `kind` a MEMBER_LAYOUT kind) lays its result out."""
+    if not x._strided or not all(t._strided for t in operands if isinstance(t, Tensor)):
+        return x  # (a sparse layout has no strides)
+    return restrided(x, member_strides(operands, x._shape, kind))
+
+
+def restrided(x: Tensor, want) -> Tensor:
+    """`x`, a fresh result of the caller's own ops, with element strides `want` (dense):
+    `x` itself when it has them, or when its data lies so and only a size-1 dim's stride
+    differs (restrided: nothing views it yet), else a copy so laid (CloneBackward0, the
+    node the composite renames)."""
+    want = tuple(want)
+    if layout_strides(x) == want:
+        return x
+    a = x._np
+    if x._storage is None and a is not None and all(
+            n == 1 or s == w * a.itemsize for n, s, w in zip(a.shape, a.strides, want)):
+        x._ensure_storage()
+        x._stride = want
+        return x
+    out = apply(clone_p, x, strides=want)
+    if out._storage is None and out._np is not None and want != contiguous_strides(x._shape):
+        out._ensure_storage()  # (NumPy's flags would report a size-1 dim's stride otherwise)
+        out._stride = want
     return out
 
 

@@ -18,7 +18,7 @@ from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes
 from ._arg_parser_text import need_tensor
 from ._binary_api import op_pair
-from ._common import binary_operands, same_meta, type_name
+from ._common import MEMBER_LAYOUT, binary_operands, same_meta, type_name
 from ._out_checks import check_frexp_out
 from ._pointwise import shaped, tangent_sum
 from .binary import binary_p, member, not_implemented
@@ -54,6 +54,8 @@ defjvp1(frexp_mantissa_fn, lambda t, out, x: t / _exponent(x).exp2())
 frexp_exponent_fn = unary("frexp_exponent", lambda a: _frexp(a)[1],
                           meta=lambda x: same_meta(x, dt.int32))
 nondifferentiable(frexp_exponent_fn)
+# (PyTorch's frexp writes both into `empty_like(input)`)
+MEMBER_LAYOUT.update({"frexp": "like", "frexp_exponent": "like"})
 
 frexp_result = return_type("frexp", ["mantissa", "exponent"])
 
@@ -91,6 +93,16 @@ def _ldexp_self_grad(g, out, a, b):
 
 # ldexp: input * 2**other (LdexpBackward0 on either path)
 ldexp_fn = member("ldexp", _ldexp_kernel, "LdexpBackward0")
+
+
+def _ldexp_layout(args, params) -> str:
+    """PyTorch's exact path (a float input, an integer `other`) writes into
+    `empty_like(input)`; the other is `input * pow(2.0, other)`, the power row-major."""
+    a, b = args
+    return "like" if a._dtype.is_floating_point and b._dtype._kind < 2 else "second fresh"
+
+
+MEMBER_LAYOUT["ldexp"] = _ldexp_layout
 defvjp(ldexp_fn, _ldexp_self_grad, lambda g, out, a, b: g * out * math.log(2),
        reads=((1,), ()), save_output=True)
 defjvp(ldexp_fn, lambda primals, tangents, out: shaped(tangent_sum(

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.dispatch import iter_layout
-from .._view import broadcast_shapes, like_strides, numel
-from ._common import MEMBER_LAYOUT, broadcast_errors, iter_relayout, layout_like
+from .._view import broadcast_shapes, numel
+from ._common import broadcast_errors, layout_like, tensoriterator_family
 from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp
 
 pointwise_loss_p = Family("pointwise_loss")
-iter_layout[pointwise_loss_p] = iter_relayout  # (reduction="none": TensorIterator's layout)
+tensoriterator_family(pointwise_loss_p)  # (reduction="none": TensorIterator's layout)
 
 
 def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
@@ -38,16 +37,12 @@ def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
 
 def _loss_meta(name: str):
     """The meta rule of loss `name`: a 0-d result when reduced, else the elementwise loss
-    laid out as `iter_relayout` lays the eager one out."""
-    like = MEMBER_LAYOUT.get(name) == "like"
-
+    laid out as TensorIterator's (`_common.laid_meta` lays out a member's own way)."""
     def meta(a, b, *, reduction, **_):
         if reduction != "none":
             return (), a._dtype
         shape = broadcast_shapes(a._shape, b._shape)
-        stride = like_strides(shape, a.stride()) if like and a._shape == shape else \
-            layout_like([a, b], shape)
-        return shape, a._dtype, stride
+        return shape, a._dtype, layout_like([a, b], shape)
 
     return meta
 

@@ -353,7 +353,9 @@ def _mean_kernel(a, *, dims, keepdim):
 
 def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
     n = numel([in_shape[d] for d in dims]) if in_shape else 1
-    return expand_back(g / n, in_shape, dims, keepdim)
+    # (expanded, then divided, as PyTorch's MeanBackward: a fresh row-major gradient, where
+    # `g / n` expanded would be a broadcast view that `.grad` copies into the leaf's strides)
+    return expand_back(g, in_shape, dims, keepdim) / n
 
 
 MEAN = reduction("mean", _mean_kernel, grad_name="MeanBackward0", ordered=True)  # everything

@@ -29,7 +29,7 @@ from . import _cephes_erfcx as cephes_erfcx
 from . import _cephes_igamma as cephes_igamma
 from . import _cephes_zeta as cephes_zeta
 from ._arg_parser_text import need_tensors, wrong_type
-from ._common import binary_operands, type_name, write_out
+from ._common import MEMBER_LAYOUT, binary_operands, type_name, write_out
 from ._in_float64 import _via64
 from ._pointwise import shaped, tangent_sum
 from ._rng_kernels import avx2
@@ -129,6 +129,8 @@ for _m, _d in ((lgamma_p, lambda t, out, x: t * _f(digamma_p, x)),
     defvjp(_m, _d)  # (real functions: the VJP and the JVP are the same product)
     defjvp1(_m, _d)
 mvlgamma_p = unary("mvlgamma", _via64(_mvlgamma64))
+# (PyTorch's mvlgamma is a sum over a new last dim of its terms: a row-major result)
+MEMBER_LAYOUT["mvlgamma"] = "contiguous"
 
 
 def _mvlgamma_grad(g, out, x, p):

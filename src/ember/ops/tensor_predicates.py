@@ -12,9 +12,9 @@ from .._tensor import Tensor
 def isreal(input: Tensor) -> Tensor:
     if input.dtype.is_complex:
         return input.imag == 0
-    from .creation import ones
+    from .creation import ones_like
 
-    return ones(input.shape, dtype=dt.bool_, device=input.device)
+    return ones_like(input, dtype=dt.bool_)  # (laid out as the input, as PyTorch's)
 
 
 def is_signed(input: Tensor) -> bool:

@@ -10,7 +10,6 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .. import native
-from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
@@ -32,8 +31,8 @@ from ._common import (
     elementwise_meta,
     fit_scalar,
     is_scalar,
-    iter_relayout,
     select,
+    tensoriterator_family,
     type_name,
     write_out,
 )
@@ -54,7 +53,7 @@ _grad_state = grad_mode.state
 # where, clamp, lerp, addcmul and addcdiv are one primitive, the function a static param
 # (`bind(ternary_p, cond, a, b, fn=where_fn)`), as the binary maps are.
 ternary_p = Family("ternary")
-iter_layout[ternary_p] = iter_relayout  # (a mixed-layout call laid out as TensorIterator's)
+tensoriterator_family(ternary_p)  # (a mixed-layout call laid out as TensorIterator's)
 defbatch(ternary_p, batch_pointwise(ternary_p))
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -91,7 +90,7 @@ def _where_kernel(cond, a, b):
 
 
 def _where_meta(cond, a, b):
-    shape, _, stride = elementwise_meta(*(x for x in (cond, a, b) if isinstance(x, Tensor)))
+    shape, _, stride = elementwise_meta(cond, a, b)  # (a number: a 0-d operand, as eager)
     kinds = [x._dtype for x in (a, b) if isinstance(x, Tensor)]
     return shape, kinds[0], stride
 

@@ -25,11 +25,10 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode
-from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from . import _complex_math
 from ._arg_parser_text import need_tensor
-from ._common import iter_relayout, same_meta, to_float, type_name, write_out
+from ._common import same_meta, tensoriterator_family, to_float, type_name, write_out
 from .registry import (
     Family,
     Member,
@@ -77,7 +76,7 @@ def _unary_batch(args, dims, **params):
 
 
 defbatch(unary_p, _unary_batch)
-iter_layout[unary_p] = iter_relayout  # (a broadcast input laid out as TensorIterator's)
+tensoriterator_family(unary_p)  # (a broadcast input laid out as TensorIterator's)
 
 
 def unary(name: str, kernel, *, grad_name: str | None = None, meta=_same_meta) -> Member:

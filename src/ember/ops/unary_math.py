@@ -27,7 +27,7 @@ from ._arg_parser_text import (
     need_tensor,
     wrong_type,
 )
-from ._common import same_meta, type_name, write_out
+from ._common import MEMBER_LAYOUT, same_meta, type_name, write_out
 from ._in_float64 import _via64
 from ._rounding import in_16
 from ._size_args import _is_index
@@ -462,6 +462,8 @@ def _angle_tangent(t, out, x):
 
 angle_p = unary("angle", _angle_kernel, meta=lambda x: same_meta(x, x._dtype.to_real()))
 defvjp(angle_p, _angle_grad)
+# (PyTorch's complex angle is copied into `empty(0)` resized: row-major)
+MEMBER_LAYOUT["angle"] = lambda args, params: "contiguous" if args[0]._dtype.is_complex else None
 defjvp1(angle_p, _angle_tangent)
 
 
@@ -480,6 +482,19 @@ def _float_class_kernel(a, *, test):
 # isnan / isinf / isposinf / isneginf / isfinite: one classification of floats, `test` the class
 float_class_p = unary("float_class", _float_class_kernel, meta=lambda x, *, test: bool_meta(x))
 nondifferentiable(float_class_p)
+
+
+def _float_class_layout(args, params) -> str | None:
+    """PyTorch's isinf / isfinite are composites: `zeros_like` / `ones_like` of an integer
+    input, `x.abs() == inf` (and `(x == x) * ...`) of a float one; the rest are kernels."""
+    if params["test"] not in ("inf", "finite"):
+        return None
+    if args[0]._dtype._kind < 2:
+        return "like"
+    return "with number" if params["test"] == "inf" else "isfinite"
+
+
+MEMBER_LAYOUT["float_class"] = _float_class_layout
 
 
 def _nan_to_num_kernel(a, nan=0.0, posinf=None, neginf=None):
