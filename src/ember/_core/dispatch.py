@@ -29,10 +29,18 @@ _cpu = kernels["cpu"]
 # otherwise than their NumPy kernel (pointwise ops by TensorIterator's rule, flip, cat,
 # stack); it returns the array, or the result tensor with its strides (ops/_common.iter_relayout)
 iter_layout: dict = {}
-# (operands that are all fresh kernel results in row-major order leave a non-empty result
-# as the kernel returned it, as the relayout would: it is not called for every op's
-# common case)
 _ndarray = np.ndarray
+# The relayout is not called for every op's common case, the kernel's result then being
+# PyTorch's layout already: fresh operands (kernel results, no strides set), the first of
+# them row-major, and a non-empty result. (The first operand that tells two dims apart
+# orders them, as NumPy's kernels do; where it abstains, a broadcast or size-1 dim, a later
+# operand decides for both.)
+
+
+def _row_major_second(arrays: list) -> bool:
+    """The first operand is a number: whether the next one is a row-major array (or none)."""
+    a = arrays[1] if len(arrays) > 1 else None
+    return a.__class__ is not _ndarray or a.flags.c_contiguous
 
 
 class _Stack(threading.local):
@@ -227,16 +235,15 @@ def eval_kernel(prim, args: tuple, params: dict):
         res = _cpu[prim](*arrays, **params)
     finally:
         _fp_reset(token)
-    if prim in iter_layout:
-        if fresh and res.__class__ is _ndarray and res.size:
-            for x in arrays:
-                if x.__class__ is _ndarray and not x.flags.c_contiguous:
-                    res = iter_layout[prim](args, res, params)
-                    break
-        else:
-            res = iter_layout[prim](args, res, params)
-    out = (res if res.__class__ is Tensor else _wrap(res)) if prim.n_outputs == 1 \
-        else tuple(_wrap(r) for r in res)
+    if prim in iter_layout and not (
+            fresh and res.__class__ is _ndarray and res.size
+            and (arrays[0].flags.c_contiguous if arrays and arrays[0].__class__ is _ndarray
+                 else _row_major_second(arrays))):
+        res = iter_layout[prim](args, res, params)
+        out = res if res.__class__ is Tensor else _wrap(res) if prim.n_outputs == 1 \
+            else tuple(_wrap(r) for r in res)
+    else:
+        out = _wrap(res) if prim.n_outputs == 1 else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
         autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
     return out
@@ -271,16 +278,15 @@ def eval_member(fam, args: tuple, params: dict):
         res = fn.kernel(*arrays) if len(params) == 1 else _cpu[fam](*arrays, **params)
     finally:
         _fp_reset(token)
-    if fam in iter_layout:
-        if fresh and res.__class__ is _ndarray and res.size:
-            for x in arrays:
-                if x.__class__ is _ndarray and not x.flags.c_contiguous:
-                    res = iter_layout[fam](args, res, params)
-                    break
-        else:
-            res = iter_layout[fam](args, res, params)
-    out = (res if res.__class__ is Tensor else _wrap(res)) if fam.n_outputs == 1 \
-        else tuple(_wrap(r) for r in res)
+    if fam in iter_layout and not (
+            fresh and res.__class__ is _ndarray and res.size
+            and (arrays[0].flags.c_contiguous if arrays and arrays[0].__class__ is _ndarray
+                 else _row_major_second(arrays))):
+        res = iter_layout[fam](args, res, params)
+        out = res if res.__class__ is Tensor else _wrap(res) if fam.n_outputs == 1 \
+            else tuple(_wrap(r) for r in res)
+    else:
+        out = _wrap(res) if fam.n_outputs == 1 else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
         autograd.record(fam, vjp_rules[fam].table.get(fn, MISSING), args, params, out)
     return out
