@@ -50,6 +50,12 @@ LATE_BINDINGS = {
                                                          "the first one is recorded",
     ("ember.ops.foreach_graph", "ember.autograd.entry_points"): "the list node's derivative: "
                                                                 "a nested backward",
+    # a composite PyTorch runs as one kernel, recorded as one node (ops/one_node.py)
+    ("ember.ops.one_node", "ember.autograd.saved_hooks"): "whether saved-tensor hooks are on "
+                                                          "(they would see the composite's "
+                                                          "values again): read when recording",
+    ("ember.ops.one_node", "ember.autograd"): "the node's derivative: the composite's graph "
+                                              "run backward (a nested backward)",
     # and one face of a layer above, at the path PyTorch gives it
     ("ember.autograd.profiler", "ember.profiler"): "torch.autograd.profiler, PyTorch's old "
                                                    "name for the profiler, loaded on use",

@@ -44,7 +44,7 @@ def test_running_sums_and_products_match_the_numpy_kernel_bit_for_bit():
         fn, nat = native.twins(member)
         for dtype in (np.float32, np.float64):
             for shape, name, a in _arrays(dtype):
-                for dim in range(len(shape)):
+                for dim in [*range(len(shape)), -1]:  # (a negative dim, as NumPy's axis=)
                     want = fn(a, dim=dim, **params)
                     for t in (1, 2):
                         with threads(t), np.errstate(all="ignore"):

@@ -38,9 +38,10 @@ def test_scatter_add_matches_the_numpy_kernel_bit_for_bit():
                 for name, s in layouts(src).items():
                     for ix in layouts(idx).values():
                         assert_bits(nat(lib, a, ix, s, dim=dim), fn(a, ix, s, dim=dim))
-                    # (gather's backward: into zeros of a shape)
-                    assert_bits(nat(lib, 0, idx, s, dim=dim, shape=oshape),
-                                fn(0, idx, s, dim=dim, shape=oshape)), (oshape, name)
+                    # (gather's backward: into zeros of a shape; a negative dim too)
+                    neg = dim - len(oshape)
+                    assert_bits(nat(lib, 0, idx, s, dim=neg, shape=oshape),
+                                fn(0, idx, s, dim=neg, shape=oshape)), (oshape, name)
 
 
 def test_what_stays_with_the_numpy_kernel():

@@ -232,6 +232,9 @@ def register(prim, family: str, native: Callable, min_size: tuple | None = None,
     choose.native = native
     choose.family = family
     choose.__doc__ = f"{prim.name}: the native kernel ({family}.c) or NumPy's"
+    # (named as the NumPy kernel, the op's own: where an op is defined reads the kernel)
+    for attr in ("__module__", "__name__", "__qualname__"):
+        setattr(choose, attr, getattr(numpy_kernel, attr, getattr(choose, attr)))
     if member:
         prim.kernel = choose
     else:

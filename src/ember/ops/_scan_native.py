@@ -27,6 +27,7 @@ def _split(a: np.ndarray, dim: int):
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
     shape = a.shape
+    dim %= a.ndim  # (a negative dim, as NumPy's axis= takes it)
     return sfx, a, math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:])
 
 

@@ -28,6 +28,7 @@ def scatter_add_native(lib, a, idx, src, *, dim, shape=None):
     acc = np.array(out, order="C")  # (a copy, as the NumPy kernel's accumulator)
     if idx.size == 0:
         return acc
+    dim %= acc.ndim  # (a negative dim, as NumPy's indexing takes it)
     part = np.ascontiguousarray(src_part(src, idx.shape))
     index = np.ascontiguousarray(idx, np.int64)
     oshape = np.array(acc.shape, np.int64)
@@ -51,6 +52,7 @@ def index_add_native(lib, a, idx, src, *, dim, accumulate=False, alpha=1, fill=F
     out = a.copy()
     if out.size == 0:
         return out
+    dim %= out.ndim  # (a negative dim, as NumPy's indexing takes it)
     if alpha != 1:
         src = src * kernel_number(alpha, out.dtype)
     flat = np.ascontiguousarray(idx.reshape(-1), np.int64)

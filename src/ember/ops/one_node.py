@@ -22,7 +22,6 @@ from .. import _grad_mode as grad_mode
 from .._core import dispatch
 from .._core.primitive import primitives
 from .._tensor import Tensor
-from ..autograd import saved_hooks
 from .registry import Primitive, defvjp_joint
 
 _prims: dict = {}
@@ -100,7 +99,9 @@ def _vjp(g, out, *inputs, needs, fn, metas, box):
 
 def plain_eager() -> bool:
     """Whether nothing but eager evaluation could see the composite's ops."""
-    return not dispatch._pushed[0] and not saved_hooks._stack
+    from ..autograd import saved_hooks
+
+    return not dispatch._pushed[0] and not saved_hooks.active()
 
 
 def records(*inputs: Tensor | None) -> bool:
