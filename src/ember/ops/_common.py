@@ -323,10 +323,7 @@ def strided_result(res: np.ndarray, stride):
         if same:  # (only a size-1 dim's stride differs: the same data, restrided)
             res = np.lib.stride_tricks.as_strided(res, res.shape, want)
         else:
-            buf = np.empty(storage_extent(res.shape, stride, 0), res.dtype)
-            laid = np.lib.stride_tricks.as_strided(buf, res.shape, want)
-            laid[...] = res
-            res = laid
+            res = laid_copy(res, res.shape, stride, res.dtype)
     t = _wrap(res)
     if stride != contiguous_strides(res.shape) or not res.flags.c_contiguous:
         t._ensure_storage()
@@ -369,11 +366,17 @@ def preserve_copy(a: np.ndarray, values: np.ndarray | None = None) -> np.ndarray
     innermost and PyTorch leaves in its row-major place."""
     if not has_broadcast_dim(a) or min(a.strides) < 0:
         return (a if values is None else values).copy(order="K")
-    it = a.itemsize
-    stride = like_strides(a.shape, tuple(s // it for s in a.strides))
-    buf = np.empty(storage_extent(a.shape, stride, 0), a.dtype)
-    out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * it for s in stride))
-    out[...] = a if values is None else values
+    stride = like_strides(a.shape, tuple(s // a.itemsize for s in a.strides))
+    return laid_copy(a if values is None else values, a.shape, stride, a.dtype)
+
+
+def laid_copy(values, shape, stride, dtype) -> np.ndarray:
+    """A fresh array of `shape` and `dtype` with element strides `stride` (dense,
+    non-negative) holding `values` (broadcast to it)."""
+    dtype = np.dtype(dtype)
+    buf = np.empty(storage_extent(shape, stride, 0), dtype)
+    out = np.lib.stride_tricks.as_strided(buf, shape, tuple(x * dtype.itemsize for x in stride))
+    out[...] = values
     return out
 
 

@@ -11,9 +11,9 @@ from .._device import as_device, device
 from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor, layout_strides
 from .._user_warnings import warn_at_user
-from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
+from .._view import broadcast_shapes, contiguous_strides, like_strides
 from ._arg_parser_text import not_tensor
-from ._common import member_strides, same_meta
+from ._common import laid_copy, member_strides, same_meta
 from ._float8 import to_float8
 from .fill import fill_p
 from .registry import (
@@ -39,10 +39,7 @@ _grad_state = grad_mode.state
 
 def _clone_kernel(a, *, contiguous=False, dtype=None, strides=None):
     if strides is not None:  # (`relaid`: the copy in these element strides)
-        buf = np.empty(storage_extent(a.shape, strides, 0), a.dtype)
-        out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * a.itemsize for s in strides))
-        out[...] = a
-        return out
+        return laid_copy(a, a.shape, strides, a.dtype)
     if dtype is not None and (0 not in a.strides or min(a.strides) < 0):
         # `to(dtype)`: the cast copy in the input's element order (NumPy's order "K", which
         # is PyTorch's but for a broadcast dim: NumPy puts a stride-0 dim innermost)
@@ -54,11 +51,8 @@ def _clone_kernel(a, *, contiguous=False, dtype=None, strides=None):
     stride = like_strides(a.shape, tuple(s // it for s in a.strides))
     if dtype is None and stride == contiguous_strides(a.shape):
         return np.array(a, order="C", copy=True)
-    d = a.dtype if dtype is None else dtype.np
-    buf = np.empty(storage_extent(a.shape, stride, 0), d)
-    out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * d.itemsize for s in stride))
-    out[...] = a if dtype is None else cast_array(a, dtype, copy=False)
-    return out
+    return laid_copy(a if dtype is None else cast_array(a, dtype, copy=False), a.shape, stride,
+                     a.dtype if dtype is None else dtype.np)
 
 
 def _clone_meta(x, *, contiguous=False, dtype=None, strides=None):
