@@ -17,6 +17,7 @@ import pytest
 import ember
 from ember import native
 from ember.native import blas, kernels
+from ember.ops import _conv_kernels as K
 from ember.ops import _conv_native as CN
 from ember.ops.conv import conv_input_grad_p, conv_p, conv_weight_grad_p
 
@@ -182,6 +183,7 @@ def test_convolutions_on_own_products_match_blas(own_products, monkeypatch, stri
     finally:
         ember.use_deterministic_algorithms(False)
     monkeypatch.setitem(kernels._state, "own_product", False)
+    monkeypatch.setattr(CN, "_packed_product", lambda *_: False)
     blas_made = _conv_three(x, w, gy, **params)
     terms = [32 * 9, 40 * 9, 6 * oh * ow]
     eps = np.finfo(np.float32).eps
@@ -191,9 +193,72 @@ def test_convolutions_on_own_products_match_blas(own_products, monkeypatch, stri
     if stride == 2:  # (at stride 1 the pinned forward is im2col, not Winograd)
         for got, ref in zip(pinned, blas_made):
             np.testing.assert_array_equal(got, ref)
-    # the plans conv.c ran carried both choices (the last entry of a plan's key: gemm.c's)
-    assert {key[-1] for key in CN._param_arrays} == {True, False}
+    # the plans conv.c ran carried both choices (a plan's key ends (own, packed))
+    assert {key[-2] for key in CN._param_arrays} == {True, False}
     if (blas.corename() or "").lower() not in blas._WIDE_CORES:
         # OpenBLAS's AVX2 kernels group their sums otherwise (an AMD EPYC's: some bits
         # differ); its AVX-512 ones (an Intel Xeon's SkylakeX) may sum in gemm.c's order
         assert any(not np.array_equal(a, b) for a, b in zip(own, blas_made))
+
+
+# (n, c, o, (h, w), (kh, kw), stride, padding, dilation, groups): convolutions whose
+# columns conv.c can pack from split planes (2-d, stride 1 or 2 in both dims); rows of 1,
+# 3, 8 (whole vector moves), 16 and 33 outputs; one sample a product and several
+PACKED = [(32, 64, 40, (16, 16), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
+          (3, 5, 7, (7, 9), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
+          (2, 6, 6, (11, 10), (3, 5), 1, ((1, 1), (2, 2)), (1, 1), 2),
+          (1, 3, 2, (5, 5), (2, 2), 2, ((0, 0), (0, 0)), (1, 1), 1),
+          (4, 8, 13, (9, 13), (5, 5), 2, ((2, 0), (1, 2)), (2, 1), 1),
+          (5, 1, 32, (28, 28), (3, 3), 1, ((0, 0), (0, 0)), (1, 1), 1),
+          (2, 3, 4, (1, 1), (3, 3), 1, ((1, 1), (1, 1)), (1, 1), 1),
+          (2, 4, 5, (66, 9), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
+          (3, 16, 8, (33, 17), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1)]
+
+
+def test_packed_columns_are_the_own_products_bits(own_products, monkeypatch):
+    """A forward whose columns are packed from the input straight into gemm.c's panels
+    (conv.c G_PACKED) multiplies the same numbers in the same order as gemm.c on im2col's
+    columns: the same bits, bias, NaN and inf included, on one thread and two; within the
+    sum's bound of float64's exact products."""
+    from native._differential import assert_bits, threads, with_specials
+    conv = native.twins(conv_p)[1]
+    lib = native.library("conv")
+    eps = np.finfo(np.float32).eps
+    for i, (n, c, o, hw, k, s, pads, dil, g) in enumerate(PACKED):
+        params = dict(stride=(s, s), padding=pads, dilation=dil, groups=g)
+        x = rand_array((n, c) + hw, np.float32, seed=20 + i)
+        w = rand_array((o, c // g) + k, np.float32, seed=40 + i)
+        bias = rand_array((o,), np.float32, seed=60 + i) if i % 2 else None
+        got = {}
+        for packed in (True, False):
+            monkeypatch.setattr(CN, "_packed_product", lambda *_, packed=packed: packed)
+            for nt in (1, 2):
+                with threads(nt):
+                    got[packed, nt] = conv(lib, x, w, bias, **params)
+            got[packed, "special"] = conv(lib, with_specials(x), w, bias, **params)
+        for key in [(False, 1), (True, 2), (False, 2)]:
+            assert_bits(got[True, 1], got[key])
+        assert_bits(got[True, "special"], got[False, "special"])
+        assert np.isnan(got[True, "special"]).any()
+        if bias is not None:
+            got[True, 1] = got[True, 1] - bias[:, None, None]  # (the bound is the sum's)
+        exact = conv(lib, x.astype(np.float64), w.astype(np.float64), **params)
+        mag = conv(lib, np.abs(x).astype(np.float64), np.abs(w).astype(np.float64), **params)
+        terms = c // g * k[0] * k[1]
+        assert (np.abs(got[True, 1] - exact) <= terms * eps * mag).all(), i
+    monkeypatch.undo()
+    # the rule: products of >= 24 output channels by >= 128 terms, where gemm.c is built;
+    # never under deterministic algorithms
+    def rule(c, o, k, groups=1):
+        geo = K.geometry((2, c, 9, 9), (k, k), (2, 2), ((1, 1), (1, 1)), (1, 1), groups)
+        return CN._packed_product(geo, c, o)
+    built = kernels.own_built()
+    assert rule(64, 128, 3) is built and rule(16, 24, 3) is built
+    assert not rule(16, 8, 3) and not rule(3, 32, 3) and not rule(1, 32, 3)
+    assert rule(64, 48, 3, groups=2) is built  # 24 rows, 288 terms a group
+    assert not rule(14, 24, 3) and not rule(64, 44, 3, groups=2)  # 126 terms; 22 rows
+    ember.use_deterministic_algorithms(True)
+    try:
+        assert rule(64, 128, 3) is False
+    finally:
+        ember.use_deterministic_algorithms(False)

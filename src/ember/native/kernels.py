@@ -92,6 +92,7 @@ def runtime() -> ctypes.CDLL | None:
                 lib.ember_set_blas(*found)
                 blas.hand_threads_to(lib)  # (OpenBLAS's jobs then run on the pool)
                 _state["own_product"] = blas.own_product(lib)
+                _state["own_built"] = bool(lib.ember_own_gemm_built())
             buffers.install(lib)  # (large freed arrays come back without page faults)
         _libs["runtime"] = lib
     return lib
@@ -101,6 +102,13 @@ def own_product() -> bool:
     """Whether float32 kernel products run ember's own product (`blas.own_product`): read
     after the runtime is loaded (False before, and without it)."""
     return _state.get("own_product", False)
+
+
+def own_built() -> bool:
+    """Whether ember's own float32 product was compiled in (the CPU has AVX-512): kernels
+    that feed it their operand panel by panel (a convolution's columns, never stored
+    whole) use it on such machines whichever product serves whole matrices."""
+    return _state.get("own_built", False)
 
 
 def _on_large_result() -> None:

@@ -55,6 +55,8 @@ TILES = 256  # Winograd tiles per product
 WINO_BYTES = 8 << 20  # at most this much Winograd scratch (inputs' and products' transforms)
 FIRST_MIN_TILES = 14  # tiles per row from which Winograd's transforms run along tile rows
 MIN_CHUNKS = 4  # a batch that allows it is cut in at least this many chunks (for threads)
+PACKED_ROWS = 24  # output channels (two of gemm.c's micro-kernel heights) and
+PACKED_DEPTH = 128  # terms a sum from which a forward's columns are packed: `_packed_product`
 _plans: dict = {}
 
 
@@ -116,13 +118,15 @@ def _params(x: np.ndarray, geo: K.Geometry, n: int, c: int, o: int, x_shape, chu
     reads it): building it costs more than a small convolution's other Python (measured
     10-20 us a call, two or three calls a convolution)."""
     own = itemsize == 4 and _own_product()
+    packed = itemsize == 4 and _packed_product(geo, c, o)
     key = (None if x is None else x.strides, itemsize, geo, n, c, o, tuple(x_shape), chunk,
-           parts, own)
+           parts, own, packed)
     got = _param_arrays.get(key)
     if got is None:
         if len(_param_arrays) >= _PARAMS_MOST:
             _param_arrays.clear()
-        got = _param_arrays[key] = _build_params(x, geo, n, c, o, x_shape, chunk, parts, own)
+        got = _param_arrays[key] = _build_params(x, geo, n, c, o, x_shape, chunk, parts,
+                                                 (own, packed))
         got.flags.writeable = False
     return got
 
@@ -133,8 +137,22 @@ def _own_product() -> bool:
     return kernels.own_product() and not deterministic_only()
 
 
+def _packed_product(geo: K.Geometry, c: int, o: int) -> bool:
+    """Whether a float32 forward packs its columns from the input straight into ember's own
+    product (conv.c G_PACKED), saving im2col's pass: where that product was compiled in
+    (whichever product serves whole matrices), for a product of at least PACKED_ROWS output
+    channels by PACKED_DEPTH terms a sum, where gemm.c runs at BLAS's speed; not under
+    deterministic algorithms, which pin BLAS's. Measured on the Intel Xeon (one thread,
+    batch 32, BLAS's time -> packed): 64 -> 128 3x3 stride 2 at 16x16 2.73 -> 2.36 ms,
+    64 -> 32 1.13 -> 0.92, 16 -> 24 0.23 -> 0.19, 128 -> 256 at 16x16 9.8 -> 9.1, 32 -> 64 at
+    32x32 (one sample a product) 2.93 -> 2.91; below the line 16 -> 8 0.13 -> 0.14, 3 -> 32
+    (27 terms) 0.61 -> 0.72, 1 -> 32 (MNIST's first, 9 terms) 0.43 -> 0.60."""
+    return kernels.own_built() and not deterministic_only() and \
+        o // geo.groups >= PACKED_ROWS and c // geo.groups * geo.taps >= PACKED_DEPTH
+
+
 def _build_params(x, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: int,
-                  parts: int, own: bool) -> np.ndarray:
+                  parts: int, own: tuple[bool, bool]) -> np.ndarray:
     lead = 3 - geo.nd
     one = (1,) * lead
     spatial = tuple(x_shape[2:])
@@ -146,7 +164,7 @@ def _build_params(x, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: in
     return np.array((n, c, o, geo.groups) + one + spatial + one + geo.k + one + geo.out
                     + one + geo.stride + one + geo.dilation
                     + (0,) * lead + tuple(lo for lo, _ in geo.padding)
-                    + xs + (chunk, parts, int(own)), np.int64)
+                    + xs + (chunk, parts) + tuple(map(int, own)), np.int64)
 
 
 def _operand(a: np.ndarray) -> np.ndarray:

@@ -20,4 +20,22 @@ void ember_product_f32(int own, int ta, int tb, int64_t m, int64_t n, int64_t k,
 void ember_product_f64(int own, int ta, int tb, int64_t m, int64_t n, int64_t k,
                        double alpha, const double *a, int64_t lda, const double *b,
                        int64_t ldb, double beta, double *c, int64_t ldc);
+
+/* Columns of B per packed panel of ember's own product (gemm.c). */
+#define EMBER_PANEL 32
+
+/* Writes rows k0.. (kc of them) and columns j0.. (nc) of a product's B as panels of
+ * EMBER_PANEL columns: for each k of a panel, its EMBER_PANEL values side by side, a
+ * ragged last panel padded with zeros. */
+typedef void (*ember_pack_fn)(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+                              void *bp);
+
+/* C (m x n, row-major, rows ldc apart) = A (m x k, rows lda apart) B, by ember's own
+ * product, B never stored whole: `pack` writes its panels as the product needs them (a
+ * convolution's columns straight from its input). Nonzero where it did nothing: no own
+ * product for this dtype or CPU, or no scratch memory. */
+int ember_packed_product_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                             ember_pack_fn pack, const void *ctx, float *c, int64_t ldc);
+int ember_packed_product_f64(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                             ember_pack_fn pack, const void *ctx, double *c, int64_t ldc);
 #endif

@@ -25,8 +25,10 @@
  */
 #include <string.h>
 
-#define GEMM_MR 12   /* rows of C per micro-kernel call */
-#define GEMM_NR 32   /* columns: two 16-float vectors */
+#include "blas.h"
+
+#define GEMM_MR 12          /* rows of C per micro-kernel call */
+#define GEMM_NR EMBER_PANEL /* columns: two 16-float vectors */
 #define GEMM_KC 384  /* the longest run of k per packed panel (runs are made even) */
 #define GEMM_MC 144  /* rows of op(A) packed at a time */
 #define GEMM_NC 2048 /* columns of op(B) packed at a time */
@@ -121,10 +123,11 @@ static void gemm_edge(int64_t kc, const float *ap, const float *bp, float alpha,
         }
 }
 
-/* Returns nonzero where its scratch memory could not be had (C untouched). */
-int ember_own_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
-                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                       float *c, int64_t ldc) {
+/* C = alpha op(A) B + beta C, B's panels written by `pack`. Returns nonzero where its
+ * scratch memory could not be had (C untouched). */
+static int gemm_blocked(int ta, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                        int64_t lda, ember_pack_fn pack, const void *ctx, float beta, float *c,
+                        int64_t ldc) {
     if (m <= 0 || n <= 0) return 0;
     const int64_t runs = k > 0 ? (k + GEMM_KC - 1) / GEMM_KC : 1;
     const int64_t kc_most = EMBER_MAX((k + runs - 1) / runs, 1);
@@ -141,7 +144,7 @@ int ember_own_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, float al
             /* k == 0: one empty run, which still writes beta C (alpha times nothing) */
             const int64_t k0 = k * run / runs, kc = k * (run + 1) / runs - k0;
             const int more = run > 0;
-            gemm_pack_b(tb, b, ldb, k0, kc, j0, nc, bp);
+            pack(ctx, k0, kc, j0, nc, bp);
             for (int64_t i0 = 0; i0 < m; i0 += GEMM_MC) {
                 const int64_t mc = EMBER_MIN(GEMM_MC, m - i0);
                 gemm_pack_a(ta, a, lda, i0, mc, k0, kc, ap);
@@ -165,6 +168,31 @@ int ember_own_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, float al
     return 0;
 }
 
+typedef struct {
+    int tb;
+    const float *b;
+    int64_t ldb;
+} gemm_b_matrix;
+
+static void gemm_pack_matrix(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+                             void *bp) {
+    const gemm_b_matrix *m = ctx;
+    gemm_pack_b(m->tb, m->b, m->ldb, k0, kc, j0, nc, bp);
+}
+
+/* Returns nonzero where its scratch memory could not be had (C untouched). */
+int ember_own_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                       float *c, int64_t ldc) {
+    const gemm_b_matrix bm = {tb, b, ldb};
+    return gemm_blocked(ta, m, n, k, alpha, a, lda, gemm_pack_matrix, &bm, beta, c, ldc);
+}
+
+int ember_packed_product_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                             ember_pack_fn pack, const void *ctx, float *c, int64_t ldc) {
+    return gemm_blocked(0, m, n, k, 1, a, lda, pack, ctx, 0, c, ldc);
+}
+
 #else /* no AVX-512: the kernels keep BLAS's product */
 
 int ember_own_gemm_built(void) { return 0; }
@@ -176,4 +204,17 @@ int ember_own_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, float al
     return 0;
 }
 
+int ember_packed_product_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                             ember_pack_fn pack, const void *ctx, float *c, int64_t ldc) {
+    (void)m, (void)n, (void)k, (void)a, (void)lda, (void)pack, (void)ctx, (void)c, (void)ldc;
+    return 1; /* (no product of ember's own: the caller writes its columns out for BLAS) */
+}
+
 #endif
+
+/* (no float64 product of ember's own) */
+int ember_packed_product_f64(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                             ember_pack_fn pack, const void *ctx, double *c, int64_t ldc) {
+    (void)m, (void)n, (void)k, (void)a, (void)lda, (void)pack, (void)ctx, (void)c, (void)ldc;
+    return 1;
+}
