@@ -139,7 +139,7 @@ def _own_product() -> bool:
 
 def _packed_product(geo: K.Geometry, c: int, o: int) -> bool:
     """Whether a float32 forward packs its columns from the input straight into ember's own
-    product (conv.c G_PACKED), saving im2col's pass: where that product was compiled in
+    product (G_PACKED, csrc/conv_columns.c), saving im2col's pass: where that product was compiled in
     (whichever product serves whole matrices), for a product of at least PACKED_ROWS output
     channels by PACKED_DEPTH terms a sum, where gemm.c runs at BLAS's speed; not under
     deterministic algorithms, which pin BLAS's. Measured on the Intel Xeon (one thread,
