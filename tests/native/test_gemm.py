@@ -201,9 +201,10 @@ def test_convolutions_on_own_products_match_blas(own_products, monkeypatch, stri
         assert any(not np.array_equal(a, b) for a, b in zip(own, blas_made))
 
 
-# (n, c, o, (h, w), (kh, kw), stride, padding, dilation, groups): convolutions whose
-# columns conv.c can pack from split planes (2-d, stride 1 or 2 in both dims); rows of 1,
-# 3, 8 (whole vector moves), 16 and 33 outputs; one sample a product and several
+# (n, c, o, spatial, kernel, stride, padding, dilation, groups): convolutions whose
+# columns conv.c can pack from split planes (2-d, stride 1 or 2 in both dims, or 1-d at
+# stride 1); rows of 1, 3, 8 (whole vector moves), 16 and 33 outputs; one sample a
+# product and several
 PACKED = [(32, 64, 40, (16, 16), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
           (3, 5, 7, (7, 9), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
           (2, 6, 6, (11, 10), (3, 5), 1, ((1, 1), (2, 2)), (1, 1), 2),
@@ -212,7 +213,8 @@ PACKED = [(32, 64, 40, (16, 16), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
           (5, 1, 32, (28, 28), (3, 3), 1, ((0, 0), (0, 0)), (1, 1), 1),
           (2, 3, 4, (1, 1), (3, 3), 1, ((1, 1), (1, 1)), (1, 1), 1),
           (2, 4, 5, (66, 9), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
-          (3, 16, 8, (33, 17), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1)]
+          (3, 16, 8, (33, 17), (3, 3), 2, ((1, 1), (1, 1)), (1, 1), 1),
+          (3, 16, 30, (37,), (5,), 1, ((2, 1),), (2,), 1)]  # 1-d: stride 1 only
 
 
 def test_packed_columns_are_the_own_products_bits(own_products, monkeypatch):
@@ -225,7 +227,7 @@ def test_packed_columns_are_the_own_products_bits(own_products, monkeypatch):
     lib = native.library("conv")
     eps = np.finfo(np.float32).eps
     for i, (n, c, o, hw, k, s, pads, dil, g) in enumerate(PACKED):
-        params = dict(stride=(s, s), padding=pads, dilation=dil, groups=g)
+        params = dict(stride=(s,) * len(hw), padding=pads, dilation=dil, groups=g)
         x = rand_array((n, c) + hw, np.float32, seed=20 + i)
         w = rand_array((o, c // g) + k, np.float32, seed=40 + i)
         bias = rand_array((o,), np.float32, seed=60 + i) if i % 2 else None
@@ -241,10 +243,10 @@ def test_packed_columns_are_the_own_products_bits(own_products, monkeypatch):
         assert_bits(got[True, "special"], got[False, "special"])
         assert np.isnan(got[True, "special"]).any()
         if bias is not None:
-            got[True, 1] = got[True, 1] - bias[:, None, None]  # (the bound is the sum's)
+            got[True, 1] = got[True, 1] - bias.reshape((-1,) + (1,) * len(hw))  # (the sum's)
         exact = conv(lib, x.astype(np.float64), w.astype(np.float64), **params)
         mag = conv(lib, np.abs(x).astype(np.float64), np.abs(w).astype(np.float64), **params)
-        terms = c // g * k[0] * k[1]
+        terms = c // g * int(np.prod(k))
         assert (np.abs(got[True, 1] - exact) <= terms * eps * mag).all(), i
     monkeypatch.undo()
     # the rule: products of >= 24 output channels by >= 128 terms, where gemm.c is built;
