@@ -170,6 +170,9 @@ def expand_strides(shape, stride, new_shape) -> tuple[int, ...]:
 
 def infer_size(shape: Sequence[int], total: int) -> tuple[int, ...]:
     """Resolve one -1 in a target shape; RuntimeError if the element count cannot match."""
+    if shape.__class__ is tuple and shape and set(map(type, shape)) == _INT_ONLY and \
+            min(shape) >= 0 and numel(shape) == total:
+        return shape  # (the usual call: sizes that already fit)
     shape = tuple(int(s) for s in shape)
     infer = None
     known = 1
@@ -196,12 +199,17 @@ def infer_size(shape: Sequence[int], total: int) -> tuple[int, ...]:
     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {total}")
 
 
+_INT_ONLY = {int}
+
+
 def view_strides(shape, stride, new_shape) -> tuple[int, ...] | None:
     """Strides that let `new_shape` view the same memory, or None when a copy is needed.
 
     A view exists when each run of input dims that gets merged or split is itself
     contiguous in memory (each stride equals the next stride times the next size).
     """
+    if stride == contiguous_strides(shape) and 0 not in shape:
+        return contiguous_strides(new_shape)  # (one run: the loop below finds the same)
     if numel(shape) == 0 and tuple(shape) == tuple(new_shape):
         return tuple(stride)  # NOTE: PyTorch keeps an empty tensor's strides for its own shape
     if numel(shape) == 0 or not shape:
