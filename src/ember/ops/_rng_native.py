@@ -15,6 +15,7 @@ import ctypes
 import numpy as np
 
 from ..native import calls
+from ..random import mt_struct_readable
 
 # fewer values than this: NumPy's path (set when each C draw paid a round trip of the state)
 MIN_DRAWS = 256
@@ -34,23 +35,10 @@ _in_place: list = []  # [bool] once checked: NumPy's MT19937 struct is (uint32 k
 
 def _struct_readable() -> bool:
     """Whether a bit generator's state can be read and written in place at its
-    `ctypes.state_address`: the struct NumPy's mt19937.h declares (624 words, then an int
-    index). Checked once against `state`, on generators at two positions; where it does
-    not hold, every draw takes the state out and puts it back through `state` (slower)."""
+    `ctypes.state_address` (`random.mt_struct_readable`, checked once); where it cannot,
+    every draw takes the state out and puts it back through `state` (slower)."""
     if not _in_place:
-        ok = True
-        try:
-            for skip in (0, 700):
-                bg = np.random.MT19937(12345)
-                bg.random_raw(skip)
-                st = bg.state["state"]
-                addr = bg.ctypes.state_address
-                key = np.ctypeslib.as_array((ctypes.c_uint32 * _MT_WORDS).from_address(addr))
-                pos = ctypes.c_int.from_address(addr + 4 * _MT_WORDS).value
-                ok = ok and bool((key == st["key"]).all()) and pos == st["pos"]
-        except (AttributeError, TypeError, ValueError):
-            ok = False
-        _in_place.append(ok)
+        _in_place.append(mt_struct_readable())
     return _in_place[0]
 
 

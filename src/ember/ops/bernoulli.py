@@ -91,7 +91,7 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
             f'"bernoulli_tensor_cpu_p_" not implemented for \'{type_name(p._dtype)}\'')
     _check_no_overlap(self._shape, self.stride())
     ud = dt.float64 if p._dtype is dt.float64 else dt.float32
-    before = g._state_bytes()  # (the kernel reads p after the draw; see the except)
+    before = g._mark()  # (the kernel reads p after the draw; see the except)
     u = draw_like(self, (lambda n, c: g._doubles(n)) if ud is dt.float64 else
                   (lambda n, c: g._floats(n)), ud, dense=False)
     try:
@@ -102,7 +102,7 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
         except RuntimeError:  # (a batched or pending input has no values to read)
             k = None
         if k is not None:  # PyTorch draws up to the fault
-            g._load_state_bytes(before)
+            g._rewind(before)
             g._doubles(k) if ud is dt.float64 else g._floats(k)
         raise
     return apply_(fill_p, self, values, fn=_DRAWS["BernoulliBackward1"])

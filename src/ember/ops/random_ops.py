@@ -635,7 +635,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if rows == 0:  # (no rows: nothing drawn, nothing checked)
         return write_out(empty(shape, dtype=dt.int64, device=input.device), out)
     check_categories(input, num_samples, replacement)
-    before = g._state_bytes()  # (the kernel checks the probs after the draw; see the except)
+    before = g._mark()  # (the kernel checks the probs after the draw; see the except)
     if input.device.type == "meta":  # (nothing drawn)
         noise = _meta(input._shape, d) if not replacement or num_samples == 1 else \
             _meta((rows, num_samples), dt.float64)
@@ -653,7 +653,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         except RuntimeError:  # (a batched or pending input has no values to read)
             fault = None
         if fault is not None:  # PyTorch samples row by row up to the bad one (with
-            g._load_state_bytes(before)  # replacement), or checks before drawing
+            g._rewind(before)  # replacement), or checks before drawing
             g._doubles(fault[0] * num_samples)
         raise
     return write_out(idx, out)
