@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
@@ -35,6 +36,7 @@ from ._arg_parser_text import (
 from ._common import has_broadcast_dim, iter_order, layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
 from ._out_checks import check_out_tuple, check_values_indices_out
+from ._topk_native import topk_native
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
 from .registry import (
@@ -371,6 +373,7 @@ def _topk_meta(x, *, k, dim, largest, in_shape, sorted=True):
 TOPK = picker("topk", _topk_kernel, _topk_meta,
               lambda g, out, x, *, k, dim, largest, in_shape, sorted=True:
               _pick_vjp(g, out, in_shape, dim))
+native.register(TOPK, "topk", topk_native)
 
 
 def _pick_vjp(g, out, in_shape, dim, keepdim=True):
