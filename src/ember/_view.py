@@ -7,6 +7,7 @@ Strides are counted in elements, as PyTorch counts them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
@@ -48,10 +49,7 @@ def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
 
 
 def numel(shape: Sequence[int]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+    return math.prod(shape)
 
 
 def index_value(x) -> int | None:
