@@ -346,3 +346,41 @@ def test_complex_convolutions_match_torchs_three_real_ones(dtype, case):
     # PyTorch's complex path is a composite: a - b + i (c - a - b) of real convolutions,
     # whose last node is an add (a squeeze for an unbatched input)
     assert e.grad_fn.name() == t.grad_fn.name()
+
+
+def test_a_call_like_a_checked_one_still_refuses_what_differs():
+    """A call whose checks one like it passed reuses its geometry (`_checked`); anything
+    the checks read that differs (dtypes, shapes, layouts, parameter types, autocast) takes
+    the checks again, in torch's words; results and nodes are the same either way."""
+    def both(f):
+        outs = []
+        for L in (ember, torch):
+            x = L.tensor(rand_array((2, 4, 7, 6)), requires_grad=True)
+            w = L.tensor(rand_array((6, 4, 3, 3), seed=1))
+            try:
+                outs.append(f(L, x, w))
+            except Exception as e:  # (the refusals are compared)
+                outs.append((type(e), str(e).split("\n")[0]))
+        return outs
+
+    first = both(lambda L, x, w: L.nn.functional.conv2d(x, w, None, 2, 1))
+    again = both(lambda L, x, w: L.nn.functional.conv2d(x, w, None, 2, 1))
+    for a, b in (first, again):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), **TOL)
+        assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
+    C._checked.clear()
+    assert_same(*both(lambda L, x, w: L.nn.functional.conv2d(x, w, None, 2, 1)))
+    assert C._checked  # (that call was kept)
+    calls = [lambda L, x, w: L.nn.functional.conv2d(x, w.double(), None, 2, 1),
+             lambda L, x, w: L.nn.functional.conv2d(x, w[:, :3], None, 2, 1),
+             lambda L, x, w: L.nn.functional.conv2d(x, w, None, (2, 2), -1),
+             lambda L, x, w: L.nn.functional.conv2d(x, w, L.ones(5), 2, 1),
+             lambda L, x, w: tuple(L.nn.functional.conv2d(x[0], w, None, 2, 1).shape),
+             lambda L, x, w: L.nn.functional.conv2d(
+                 x.contiguous(memory_format=L.channels_last), w, None, 2, 1).stride()]
+    for call in calls:
+        e, t = both(call)
+        assert e == t, (e, t)
+    # (a float stride: a TypeError, whose first line ember words otherwise: not the cache's)
+    e, t = both(lambda L, x, w: L.nn.functional.conv2d(x, w, None, 2.0, 1))
+    assert e[0] is t[0] is TypeError

@@ -213,6 +213,12 @@ def _eligible(t) -> bool:
         t.device.type == "cpu"
 
 
+def in_region() -> bool:
+    """Whether an autocast region is on (an op that keeps its checks' results by the
+    operands' dtypes takes every check inside one)."""
+    return _state.enabled
+
+
 def cast_for(policy: str, *tensors):
     """The inputs as an autocast region wants them for an op of this policy.
 

@@ -24,12 +24,13 @@ from .. import _cpu, native
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
-from ..amp.autocast_mode import cast_for
+from ..amp.autocast_mode import cast_for, in_region
 from . import _conv_kernels as K
 from . import _conv_native as N
 from ._arg_parser_text import invalid_combination, not_tensor
 from ._batching import batch_size, batched
 from ._common import c_type_name, checked_type_name, type_name
+from ._conv_args import _plain as plain_params
 from ._conv_args import given, read_geometry
 from .double_backward import double_backward
 from .reduce import sum_to_size
@@ -536,11 +537,50 @@ def _refuse_operands(nd: int, args: tuple) -> None:
     raise invalid_combination(f"conv{nd}d", _CONV_OVERLOADS, given(args), {}, {"int": ()})
 
 
+_checked: dict = {}  # a call's checked geometry, by all its checks read (`_checked_key`)
+
+
+def _checked_key(nd: int, x: Tensor, w: Tensor, bias, params: dict) -> tuple | None:
+    """What a convolution's checks and geometry depend on, for a call whose checks one like
+    it has passed: plain tensors with a layout, parameters already ints (or a padding
+    string), no autocast; None where the call takes every check."""
+    if x.__class__ is not Tensor or w.__class__ is not Tensor or in_region() or \
+            not plain_params(params, True):
+        return None
+    xl, wl = _layout_of(x), _layout_of(w)
+    if xl is None or wl is None:
+        return None
+    if bias is None:
+        b = None
+    elif bias.__class__ is Tensor:
+        b = (bias._shape, bias._dtype)
+    else:
+        return None
+    from ._parallel import workers
+
+    return (nd, x._shape, x._dtype, xl, w._shape, w._dtype, wl, b, tuple(params.values()),
+            workers())
+
+
+def _layout_of(t: Tensor) -> tuple | None:
+    """`t`'s strides, or a fresh kernel result's array strides (asking for its strides
+    would give it a Storage, and the dispatch's fast path reads fresh results as such)."""
+    if t._stride is not None:
+        return t._stride
+    return None if t._np is None else ("bytes",) + t._np.strides
+
+
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
     if input.__class__ is not Tensor or weight.__class__ is not Tensor:
         _refuse_operands(nd, (input, weight, bias, stride, padding, dilation, groups))
-    g = read_geometry(f"conv{nd}d", _CONV_OVERLOADS, (input, weight, bias),
-                      dict(stride=stride, padding=padding, dilation=dilation, groups=groups))
+    params = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    key = _checked_key(nd, input, weight, bias, params)
+    seen = _checked.get(key) if key is not None else None
+    if seen is not None:  # (the checks of a call like this one passed: its geometry)
+        stride, pads, dilation, unbatched, last = seen
+        return _run_conv(input.unsqueeze(0) if unbatched else input, weight, bias, stride,
+                         pads, dilation, groups, unbatched, last)
+    g = read_geometry(f"conv{nd}d", _CONV_OVERLOADS, (input, weight, bias), params)
     stride, padding, dilation, groups = g["stride"], g["padding"], g["dilation"], g["groups"]
     input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, False, bias, padding, stride, dilation)
@@ -568,15 +608,24 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
                                                      groups), x, weight, bias)
         return out.squeeze(0) if unbatched else out
     _zero_kernel(x, weight, nd, dilation, False, onednn)
+    last = not unbatched and _writes_channels_last(x, weight, stride, dilation, groups)
+    if key is not None:
+        if len(_checked) >= 1024:
+            _checked.clear()
+        _checked[key] = (stride, pads, dilation, unbatched, last)
+    return _run_conv(x, weight, bias, stride, pads, dilation, groups, unbatched, last)
+
+
+def _run_conv(x: Tensor, weight: Tensor, bias, stride: tuple, pads: tuple, dilation: tuple,
+              groups: int, unbatched: bool, last: bool) -> Tensor:
+    """The checked convolution of batched `x`: PyTorch's result (and its node)."""
     operands = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
     double_backward(out, x, weight, zero=False)
     if unbatched:
         return out.squeeze(0)
-    if _writes_channels_last(x, weight, stride, dilation, groups):
-        return as_channels_last(out, "ConvolutionBackward0")
-    return out
+    return as_channels_last(out, "ConvolutionBackward0") if last else out
 
 
 def _complex_conv(conv, x: Tensor, w: Tensor, bias: Tensor | None) -> Tensor:
