@@ -39,6 +39,15 @@ class Geometry:
     groups: int
     out: tuple
 
+    def __hash__(self) -> int:
+        # (kept after the first: plans and parameter arrays are looked up by geometry
+        # several times a call, and the dataclass's own hash builds a tuple each time)
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.k, self.stride, self.padding, self.dilation, self.groups, self.out))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     @property
     def nd(self) -> int:
         return len(self.k)
