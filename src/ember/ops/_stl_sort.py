@@ -5,7 +5,7 @@ PyTorch's CPU topk runs them on (value, index) pairs (ATen's TopKImpl.h), and it
 with stable=False runs `std::sort` on them; where values tie, or with `sorted=False`, which
 index comes out where is whatever these steps leave, so ember replays them for those rows
 (sorting.py). Ranges are [first, last) as in C++. `sort_rows` replays `std::sort` on many
-rows at once: in C (native/csrc/stl_sort.c) when native kernels are on, else with NumPy.
+rows at once: in C (native/csrc/pair_sort.c) when native kernels are on, else with NumPy.
 """
 
 from __future__ import annotations
@@ -192,13 +192,15 @@ def sort_rows(keys):
     """
     import numpy as np
 
+    from ._pair_sort_native import sort_rows as native_rows
+
     rows, n = keys.shape
+    # (csrc/pair_sort.c: these steps in C, on the keys as doubles, which hold them exactly)
+    got = native_rows(keys.astype(np.float64), False)
+    if got is not None:
+        return got
     # each pair packed in one int64, key above index, so that a swap moves one array
     q = np.ascontiguousarray((keys.astype(np.int64) << 32) | np.arange(n, dtype=np.int64))
-    lib = _native()
-    if lib is not None:  # (csrc/stl_sort.c: these steps in C, the insertion sort too)
-        lib.ember_stl_sort_rows(q.ctypes.data, rows, n)
-        return q & 0xFFFFFFFF
     q = q.reshape(-1)
     if n > 16:
         first = np.arange(rows, dtype=np.int64) * n
@@ -206,28 +208,6 @@ def sort_rows(keys):
     q = q.reshape(rows, n)
     order = np.argsort(q >> 32, axis=1, kind="stable")
     return np.take_along_axis(q, order, axis=1) & 0xFFFFFFFF
-
-
-_lib: list = []
-
-
-def _native():
-    """csrc/stl_sort.c built and loaded, when native kernels are on; else None."""
-    from ..native import kernels, toolchain
-
-    if kernels.mode() != "native":
-        return None
-    if not _lib:
-        import ctypes
-        import os
-
-        with open(os.path.join(toolchain.CSRC, "stl_sort.c")) as f:
-            lib = toolchain.try_build("stl_sort", f.read())
-        if lib is not None:
-            lib.ember_stl_sort_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
-            lib.ember_stl_sort_rows.restype = None
-        _lib.append(lib)
-    return _lib[0]
 
 
 def _introsort_rows(q, first, last, depth):

@@ -36,7 +36,7 @@ from ._arg_parser_text import (
 from ._common import has_broadcast_dim, iter_order, layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
 from ._out_checks import check_out_tuple, check_values_indices_out
-from ._topk_native import topk_native
+from ._pair_sort_native import sort_rows, topk_native
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
 from .registry import (
@@ -61,7 +61,7 @@ def _argsort(a: np.ndarray, axis: int, descending: bool, stable: bool = True) ->
     if a.dtype == dt.bfloat16.np:  # (NumPy orders ml_dtypes' bfloat16 without regard to NaN)
         a = a.astype(np.float32)
     idx = _np_argsort(a, axis, descending, "stable" if stable else "quicksort")
-    return idx if stable else _as_std_sort(a, idx, axis)
+    return idx if stable else _as_std_sort(a, idx, axis, descending)
 
 
 def _np_argsort(a: np.ndarray, axis: int, descending: bool, kind: str) -> np.ndarray:
@@ -73,9 +73,11 @@ def _np_argsort(a: np.ndarray, axis: int, descending: bool, kind: str) -> np.nda
     return a.shape[axis] - 1 - np.flip(rev, axis)
 
 
-def _as_std_sort(a: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+def _as_std_sort(a: np.ndarray, idx: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     """`idx` (an argsort along `axis`) with the ties of each row put in the order libstdc++'s
-    `std::sort` leaves them, as PyTorch's CPU sort does when not stable."""
+    `std::sort` leaves them, as PyTorch's CPU sort does when not stable: those rows sorted
+    again by `std::sort`'s steps, in C on their values where they are floats (or integers
+    doubles hold exactly), else on the ranks of their values."""
     n = a.shape[axis]
     rows = np.moveaxis(np.take_along_axis(a, idx, axis=axis), axis, -1).reshape(-1, n)
     # NOTE: PyTorch's comparator: NaNs are equivalent to one another, -0.0 to 0.0.
@@ -86,6 +88,10 @@ def _as_std_sort(a: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     if not len(tied):
         return idx  # (no ties: the order is the only one)
     order = np.moveaxis(idx, axis, -1).reshape(-1, n)
+    got = sort_rows(_as_floats(np.moveaxis(a, axis, -1).reshape(-1, n)[tied]), descending)
+    if got is not None:
+        order[tied] = got
+        return np.moveaxis(order.reshape(np.moveaxis(idx, axis, -1).shape), -1, axis)
     rank = np.zeros((len(tied), n), np.int64)
     np.cumsum(new[tied], axis=1, out=rank[:, 1:])
     key = np.empty_like(rank)
@@ -93,6 +99,17 @@ def _as_std_sort(a: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     order[tied] = _stl_sort.sort_rows(key)
     shape = np.moveaxis(idx, axis, -1).shape
     return np.moveaxis(order.reshape(shape), -1, axis)
+
+
+def _as_floats(rows: np.ndarray) -> np.ndarray:
+    """`rows` as float32 / float64 values that order as they do (float16, bools and
+    integers doubles hold exactly), or as they are."""
+    if rows.dtype == np.float16:
+        return rows.astype(np.float32)
+    if rows.dtype.kind in "bui" and (rows.dtype.itemsize < 8 or not rows.size or
+                                    max(-int(rows.min()), int(rows.max())) < 2**53):
+        return rows.astype(np.float64)
+    return rows
 
 
 def _dense_order(a: np.ndarray) -> list[int]:
@@ -373,7 +390,7 @@ def _topk_meta(x, *, k, dim, largest, in_shape, sorted=True):
 TOPK = picker("topk", _topk_kernel, _topk_meta,
               lambda g, out, x, *, k, dim, largest, in_shape, sorted=True:
               _pick_vjp(g, out, in_shape, dim))
-native.register(TOPK, "topk", topk_native)
+native.register(TOPK, "pair_sort", topk_native)
 
 
 def _pick_vjp(g, out, in_shape, dim, keepdim=True):

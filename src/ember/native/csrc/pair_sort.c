@@ -1,11 +1,15 @@
-/* topk.c: PyTorch's CPU topk (ATen's topk_impl_loop) on rows of float32 / float64, to the
- * index: each row's (value, index) pairs go through libstdc++'s `std::partial_sort` when
- * k * 64 <= n, else `std::nth_element` at k - 1 and, for a sorted result, `std::sort` of
- * the first k - 1, with ATen's comparator (NaN before every number for the largest, after
- * them for the smallest; 0.0 and -0.0 equivalent). Where values tie, which index comes out
- * where is whatever those steps leave, so they are the steps libstdc++ takes, one for one
- * (ops/_stl_sort.py holds the same steps in Python, the reference). Rows are independent:
- * they are shared out to the pool, and the result does not depend on the threads. */
+/* pair_sort.c: libstdc++'s `std::partial_sort`, `std::nth_element` and `std::sort`, step
+ * for step, on (value, index) pairs of float32 / float64 rows, with ATen's comparators
+ * (NaN before every number for the largest / descending, after them for the smallest /
+ * ascending; 0.0 and -0.0 equivalent). Where values tie, which index comes out where is
+ * whatever those steps leave, so they are the steps libstdc++ takes, one for one
+ * (ops/_stl_sort.py holds the same steps in Python, the reference). Two users:
+ * - topk: ATen's topk_impl_loop on every row (`std::partial_sort` when k * 64 <= n, else
+ *   `std::nth_element` at k - 1 and, for a sorted result, `std::sort` of the first k - 1);
+ * - sort: `std::sort` of whole rows, as PyTorch's unstable CPU sort leaves ties (and
+ *   `_stl_sort.sort_rows` on integer rank keys, exact as doubles).
+ * Rows are independent: they are shared out to the pool, and results do not depend on the
+ * threads. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -13,8 +17,8 @@
 
 #include "ember.h"
 
-#ifndef EMBER_TOPK_ONCE
-#define EMBER_TOPK_ONCE
+#ifndef EMBER_PAIR_SORT_ONCE
+#define EMBER_PAIR_SORT_ONCE
 static inline int64_t topk_lg(int64_t n) { return 63 - __builtin_clzll((unsigned long long)n); }
 #endif
 
@@ -24,7 +28,7 @@ typedef struct {
 } FN(pair);
 
 #define PAIR FN(pair)
-#define LT(x, y) FN(lt)(&(x), &(y), largest)
+#define LT(x, y) FN(lt)((x).v, (y).v, largest)
 #define SWAP(a, b)         \
     do {                   \
         const PAIR t_ = a; \
@@ -32,9 +36,9 @@ typedef struct {
         b = t_;            \
     } while (0)
 
-static inline int FN(lt)(const PAIR *x, const PAIR *y, int largest) {
-    if (largest) return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
-    return (!isnan(x->v) && isnan(y->v)) || x->v < y->v;
+static inline int FN(lt)(scalar_t x, scalar_t y, int largest) {
+    if (largest) return (isnan(x) && !isnan(y)) || x > y;
+    return (!isnan(x) && isnan(y)) || x < y;
 }
 
 static void FN(move_median_to_first)(PAIR *q, int64_t result, int64_t a, int64_t b, int64_t c,
@@ -237,6 +241,41 @@ int FN(ember_topk)(const scalar_t *x, scalar_t *vals, int64_t *idx, int64_t rows
     atomic_init(&a.failed, 0);
     /* (a row's work grows with n: about 64 K comparisons a task) */
     ember_parallel_for(FN(topk_task), &a, rows, EMBER_MAX(1, 65536 / EMBER_MAX(n, 1)));
+    return atomic_load(&a.failed);
+}
+
+typedef struct {
+    const scalar_t *x; /* rows of n, contiguous */
+    int64_t *order;    /* rows of n */
+    int64_t n;
+    int descending;
+    atomic_int failed; /* set by a task that had no scratch memory */
+} FN(sort_args);
+
+static void FN(sort_task)(void *ctx, int64_t lo, int64_t hi) {
+    FN(sort_args) *a = ctx;
+    const int64_t n = a->n;
+    PAIR *q = ember_scratch(sizeof(PAIR) * (size_t)n);
+    if (!q) {
+        atomic_store(&a->failed, 1);
+        return;
+    }
+    for (int64_t r = lo; r < hi; r++) {
+        const scalar_t *row = a->x + r * n;
+        for (int64_t j = 0; j < n; j++) q[j] = (PAIR){row[j], j};
+        FN(sort)(q, 0, n, a->descending);
+        for (int64_t j = 0; j < n; j++) a->order[r * n + j] = q[j].i;
+    }
+    ember_scratch_free(q);
+}
+
+/* order (rows, n) = the indices of each row of x (rows, n) in the order `std::sort` leaves
+ * them, ascending or descending. Nonzero where a thread had no scratch memory. */
+int FN(ember_sort_rows)(const scalar_t *x, int64_t *order, int64_t rows, int64_t n,
+                        int descending) {
+    FN(sort_args) a = {x, order, n, descending};
+    atomic_init(&a.failed, 0);
+    ember_parallel_for(FN(sort_task), &a, rows, EMBER_MAX(1, 4096 / EMBER_MAX(n, 1)));
     return atomic_load(&a.failed);
 }
 
