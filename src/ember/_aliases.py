@@ -85,19 +85,40 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
             torch_name in _OVERLOADED_DIM and torch_name not in _OVERLOADED_LIST_DIM):
         dim_at = None
 
+    listed = torch_name is not None and _listed(torch_name)
+    # where `keepdim` sits among the positional parameters (-1: keyword-only or none), and
+    # whether the parser's check that it is a bool is made here (not for a function PyTorch
+    # writes in Python)
+    keep_at = next((i for i, p in enumerate(positional) if p.name == "keepdim"), -1)
+    keep_checked = "keepdim" in params and torch_name is not None and (
+        listed or torch_name not in _OVERLOADED_DIM)  # (else the op's own overloads check it)
+
     @functools.wraps(fn)
     def call(*args, **kwargs):
         if kwargs and not spelled.isdisjoint(kwargs):
             kwargs = _renamed(name, kwargs, rename)
+        if keep_checked and (0 <= keep_at < len(args) and args[keep_at].__class__ is not bool
+                             or kwargs and kwargs.get("keepdim", False).__class__ is not bool):
+            _wrong_keepdim(torch_name, args, kwargs, keep_at, method, listed)
         try:
             return fn(*args, **kwargs)
         except AttributeError:
+            if method:
+                _refuse_self(name, args)
             if guard:
                 refuse_non_tensor(name, args, kwargs)
             if dim_at is not None:
                 wrong_dim(torch_name, args, kwargs, dim_at, method, None)
             raise
         except TypeError as e:
+            if method:
+                _refuse_self(name, args)
+            if hasattr(e, "overloads"):  # (no_overload's: its "got" as the call was written)
+                raise _as_called(e, args, kwargs, method) from None
+            if listed and not str(e).startswith(f"{torch_name}() "):
+                # (a call that fits none of the overloads torch lists, which the op has not
+                # refused in the parser's or Python's words already: "sort() received ...")
+                _refuse_unfit(torch_name, args, kwargs, method)
             if _binding_error(e):
                 if guard:
                     refuse_non_tensor(name, args, kwargs)
@@ -114,19 +135,6 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
     return call
 
 
-# PyTorch's overloads of the functions whose parser lists them all on a bad operand
-_REDUCE_ANY = ("(Tensor input, *, Tensor out = None)",
-               "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, "
-               "Tensor out = None)",
-               "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)")
-_SPREAD = ("(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, "
-           "Tensor out = None)",
-           "(Tensor input, tuple of ints dim = None, *, Number correction = None, "
-           "bool keepdim = False, Tensor out = None)",
-           "(Tensor input, bool unbiased = True)")
-_OVERLOADS = {"any": _REDUCE_ANY, "all": _REDUCE_ANY, "std": _SPREAD, "var": _SPREAD}
-
-
 _MISSING = object()
 
 
@@ -134,16 +142,14 @@ def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
     """PyTorch's parser error for a function given no tensor as its operand (a list, a
     number): raised where ember's op met the non-tensor (an AttributeError, or a missing
     argument, which PyTorch's parser reports after the operand)."""
-    from .ops._arg_parser_text import not_tensor, tp_name
+    from .ops._arg_parser_text import invalid_combination, not_tensor, overloads_of
 
     x = args[0] if args else kwargs.get("input", kwargs.get("x", _MISSING))
     if x is _MISSING or hasattr(type(x), "_is_wrapper"):  # (no operand given, or a Tensor)
         return
-    if name in _OVERLOADS:
-        got = [tp_name(a) for a in args] + [f"{k}={tp_name(v)}" for k, v in kwargs.items()]
-        listing = "".join(f" * {sig}\n" for sig in _OVERLOADS[name])
-        raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                        f"({', '.join(got)}), but expected one of:\n{listing}") from None
+    sigs = overloads_of(name)
+    if sigs is not None:
+        raise invalid_combination(name, sigs, args, kwargs) from None
     raise not_tensor(name, "input", 1, x) from None
 
 
@@ -166,6 +172,7 @@ SHARED_WITH_FUNCTIONAL = frozenset({
 def _guarded(fn: Callable, name: str) -> Callable:
     """`fn` with a non-tensor operand refused in PyTorch's words (`refuse_non_tensor`), for
     a function that takes no alias (`torch.reshape([1, 2], ...)` is a TypeError there)."""
+    listed = _listed(name)
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -175,6 +182,10 @@ def _guarded(fn: Callable, name: str) -> Callable:
             refuse_non_tensor(name, args, kwargs)
             raise
         except TypeError as e:
+            if hasattr(e, "overloads"):
+                raise _as_called(e, args, kwargs, False) from None
+            if listed and not str(e).startswith(f"{name}() "):
+                _refuse_unfit(name, args, kwargs, False)
             if _binding_error(e):
                 refuse_non_tensor(name, args, kwargs)
                 missing_arguments(e, fn, name, args, kwargs)
@@ -184,6 +195,46 @@ def _guarded(fn: Callable, name: str) -> Callable:
     call.__module__ = "ember"
     call.__qualname__ = name
     return call
+
+
+def _listed(name: str) -> bool:
+    """Whether the function `name`'s overloads are listed (`_arg_parser_text.OVERLOADS`)."""
+    from .ops._arg_parser_text import overloads_of
+
+    return overloads_of(name) is not None
+
+
+def _wrong_keepdim(name: str, args: tuple, kwargs: dict, at: int, method: bool,
+                   listed: bool) -> None:
+    """The parser's TypeError for a `keepdim` that is no bool (`x.sum(0, 1)`): its words
+    for the argument, or, for an op whose overloads it lists, those (`refuse_unfit`)."""
+    from .ops._arg_parser_text import refuse_unfit, wrong_type
+
+    if listed:
+        refuse_unfit(name, args, kwargs, method)
+    if "keepdim" in kwargs:
+        raise wrong_type(name, "keepdim", None, "bool", kwargs["keepdim"])
+    raise wrong_type(name, "keepdim", at + (0 if method else 1), "bool", args[at])
+
+
+def _refuse_self(name: str, args: tuple) -> None:
+    """CPython's error for an unbound method given no tensor for self (`Tensor.sum("a")`)."""
+    if args and not hasattr(type(args[0]), "_is_wrapper"):
+        from .ops._arg_parser_text import descriptor_error
+
+        raise descriptor_error(name, args[0]) from None
+
+
+def _refuse_unfit(name: str, args: tuple, kwargs: dict, method: bool) -> None:
+    from .ops._arg_parser_text import refuse_unfit
+
+    refuse_unfit(name, args, kwargs, method)
+
+
+def _as_called(e: TypeError, args: tuple, kwargs: dict, method: bool) -> TypeError:
+    from .ops._arg_parser_text import as_called
+
+    return as_called(e, args, kwargs, method)
 
 
 def _binding_error(e: TypeError) -> bool:

@@ -507,8 +507,10 @@ class Tensor(Conversions):
         return register_post_accumulate_grad_hook(self, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        _run_backward((self,), None if gradient is None else (gradient,), retain_graph,
-                      create_graph, inputs=inputs)
+        # (as torch: a gradient that is no tensor is read as a sequence of gradients)
+        grads = None if gradient is None else (gradient,) if isinstance(gradient, Tensor) \
+            else tuple(gradient)
+        _run_backward((self,), grads, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's storage and version counter, outside the graph.

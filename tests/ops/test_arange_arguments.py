@@ -1,10 +1,14 @@
 """arange's arguments as PyTorch's parser takes them: a bool bound is integral, a bound
 that is no Number (or a dtype that is no dtype) is refused in the parser's words, naming
-the one overload a single argument fits or else listing all three."""
+the one overload a single argument fits or else listing all three; and the bounds, counts
+and steps of arange, range, linspace, logspace and eye refused as torch refuses them."""
 
 import pytest
+import torch
 
-from helpers import same_message, same_result
+import ember
+
+from helpers import raised, same_message, same_result
 
 ACCEPTED = {
     "bool end": lambda L: L.arange(True),
@@ -69,3 +73,72 @@ def test_complex_bound_refused(name):
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_refused_in_parser_words(name):
     same_message(REFUSED[name], TypeError)
+
+
+def _refusal(L, call):
+    """(exception type, message) of `call(L)`, an "invalid combination" message cut after
+    its first line (ember may list fewer overloads)."""
+    out = raised(call, L, quiet=True)
+    if out is not None and "received an invalid combination" in out[1]:
+        out = (out[0], out[1].split("\n")[0])
+    return out
+
+
+NAN, INF = float("nan"), float("inf")
+
+# the ranges' bad bounds, counts and steps, each refused with torch's type and words: a
+# count that is no int, a bound that is no Number or Tensor, a bound tensor of many
+# elements, a step of 0 or NaN, a bound that is not finite, None where no overload has None
+SPACING_REFUSALS = {
+    "linspace float steps": lambda L: L.linspace(0, 1, 1.5),
+    "linspace bool steps": lambda L: L.linspace(0, 1, True),
+    "linspace NaN steps": lambda L: L.linspace(0, 1, NAN),
+    "linspace float tensor steps": lambda L: L.linspace(0, 1, L.tensor(3.0)),
+    "linspace negative steps": lambda L: L.linspace(0, 1, -1),
+    "linspace str start": lambda L: L.linspace("a", 1, 3),
+    "linspace None end": lambda L: L.linspace(0, None, 3),
+    "linspace 1-d start": lambda L: L.linspace(L.ones(2), 1, 3),
+    "linspace 1-d end": lambda L: L.linspace(0, L.ones(1), 3),
+    "linspace str dtype": lambda L: L.linspace(0, 1, 3, dtype="a"),
+    "logspace float steps": lambda L: L.logspace(0, 1, 1.5),
+    "logspace str base": lambda L: L.logspace(0, 1, 3, "a"),
+    "logspace tensor base": lambda L: L.logspace(0, 1, 3, L.ones(2)),
+    "logspace 1-d start": lambda L: L.logspace(L.ones(2), 1, 3),
+    "arange tensor step": lambda L: L.arange(0, 5, L.ones(2)),
+    "arange None end": lambda L: L.arange(0, None),
+    "arange NaN end": lambda L: L.arange(NAN),
+    "arange inf end": lambda L: L.arange(0, INF),
+    "arange -inf start": lambda L: L.arange(-INF, 5),
+    "arange NaN step": lambda L: L.arange(0, 5, NAN),
+    "arange huge": lambda L: L.arange(0, 1e20),
+    "range zero step": lambda L: L.range(0, 5, 0),
+    "range NaN end": lambda L: L.range(0, NAN),
+    "range tensor step": lambda L: L.range(0, 5, L.ones(2)),
+    "range str start": lambda L: L.range("a", 5),
+    "range inconsistent": lambda L: L.range(0, 5, -1),
+    "eye None m": lambda L: L.eye(2, None),
+    "eye float m": lambda L: L.eye(2, 1.5),
+    "eye str n": lambda L: L.eye("a"),
+}
+
+SPACING_TAKEN = {
+    "linspace int tensor steps": lambda L: L.linspace(0, 1, L.tensor(3)),
+    "linspace 0-d bounds": lambda L: L.linspace(L.tensor(0.0), L.tensor(1.0), 3),
+    "logspace tensor base": lambda L: L.logspace(0, 1, 3, L.tensor(2.0)),
+    "arange inf step": lambda L: L.arange(0, 5, INF),
+    "arange tensor step": lambda L: L.arange(0, 5, L.tensor(0.5)),
+    "eye tensor n": lambda L: L.eye(L.tensor(2)),
+}
+
+
+def test_spacing_arguments_as_torch(monkeypatch):
+    monkeypatch.setattr(ember._names, "prefix", "torch")
+    wrong = []
+    for name, call in SPACING_REFUSALS.items():
+        e, t = _refusal(ember, call), _refusal(torch, call)
+        assert t is not None, f"{name}: torch takes it"
+        if e != t:
+            wrong.append(f"{name}: torch {t}, ember {e}")
+    assert not wrong, "\n".join(wrong)
+    for call in SPACING_TAKEN.values():
+        same_result(call)

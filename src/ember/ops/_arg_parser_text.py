@@ -9,7 +9,13 @@ but expected one of:" and the printed overloads. The keywords in "got" come out 
 libstdc++ `std::unordered_map`, so their order is that map's; under an overload whose
 printed signature, split at its commas, has as many pieces as the call has arguments, it
 adds why that overload failed, reading parameter names off the printed text (so a
-keyword-only parameter is "named" by its default, and no keyword ever matches it).
+keyword-only parameter is "named" by its default, and no keyword ever matches it). Where
+only one overload is plausible by the number of arguments, it names the argument that
+misfits it instead. The overloads ember knows are listed here (OVERLOADS,
+OPERAND_OVERLOADS) and in generator_checks.py; an op refuses a call by `no_overload`, which
+the wrapper that saw the call as written (`_aliases.with_aliases`) words again with its
+keywords named, and which, after an op's TypeError, checks the call against the listed
+overloads itself (`refuse_unfit`).
 """
 
 from __future__ import annotations
@@ -27,8 +33,21 @@ from .._tensor import Tensor
 from .._view import index_value
 
 __all__ = ["tp_name", "not_tensor", "wrong_type", "need_tensor", "need_tensors", "need_int",
-           "need_number", "need_bool", "need_dtype", "touch_then_check", "keyword_order",
-           "invalid_combination"]
+           "need_number", "need_float", "need_bool", "need_dtype", "need_dims", "is_int_arg",
+           "is_dims_arg", "is_dtype_arg", "touch_then_check", "keyword_order",
+           "invalid_combination", "no_overload", "as_called", "overloads_of", "refuse_unfit",
+           "descriptor_error", "ABSENT"]
+
+
+class _Absent:
+    """The default of a parameter a caller may leave out but not pass as None: torch's
+    overload has no None there (`x.max(None)`, `torch.eye(2, None)` are refused)."""
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+ABSENT = _Absent()
 
 
 def tp_name(obj) -> str:
@@ -84,11 +103,20 @@ def need_tensor(x, fname: str, arg: str = "input", pos: int | None = 1, *,
                 method: bool | None = None) -> None:
     """Raises the parser's TypeError when `x`, passed for the Tensor parameter `arg` of
     `fname` (at function-form position `pos`; None for keyword-only), is not a tensor.
-    `method`: whether the op runs as a Tensor method (None: found out when refusing).
-    Hot callers test `x.__class__ is not Tensor` first, so a plain tensor costs one
-    compare."""
+    `method`: whether the op runs as a Tensor method (None: found out when refusing; an
+    unbound method given a non-tensor self gets CPython's `descriptor_error`). Hot callers
+    test `x.__class__ is not Tensor` first, so a plain tensor costs one compare."""
     if not isinstance(x, Tensor):
+        if pos == 1 and (_op_is_method(fname) if method is None else method):
+            raise descriptor_error(fname, x)
         raise not_tensor(fname, arg, _position(fname, pos, method), x)
+
+
+def descriptor_error(fname: str, x) -> TypeError:
+    """CPython's error for an unbound Tensor method given `x`, no tensor, for self
+    (`Tensor.exp("a")`), which torch's parser never sees."""
+    return TypeError(f"descriptor '{fname}' for '{_names.prefix}._C.TensorBase' objects "
+                     f"doesn't apply to a '{type(x).__name__}' object")
 
 
 def need_tensors(fname: str, *args: tuple, optional: tuple = (),
@@ -97,6 +125,8 @@ def need_tensors(fname: str, *args: tuple, optional: tuple = (),
     None passes for the names in `optional`."""
     for name, pos, x in args:
         if not isinstance(x, Tensor) and not (x is None and name in optional):
+            if pos == 1 and (_op_is_method(fname) if method is None else method):
+                raise descriptor_error(fname, x)
             raise not_tensor(fname, name, _position(fname, pos, method), x)
 
 
@@ -125,6 +155,17 @@ def need_number(x, fname: str, arg: str, pos: int | None = None, *,
     raise wrong_type(fname, arg, _position(fname, pos, method), "Number", x)
 
 
+def need_float(x, fname: str, arg: str, pos: int | None = None, *,
+               method: bool | None = None):
+    """`x` when the parser takes it for a float (a real Python or NumPy number, a bool, a
+    one-element tensor); its TypeError otherwise ("allclose(): argument 'rtol' (position 3)
+    must be float, not str")."""
+    if isinstance(x, (int, float, np.integer, np.floating, np.bool_)) or (
+            isinstance(x, Tensor) and x.numel() == 1):
+        return x
+    raise wrong_type(fname, arg, _position(fname, pos, method), "float", x)
+
+
 def need_bool(x, fname: str, arg: str, pos: int | None = None, *,
               method: bool | None = None) -> bool:
     """`x` when it is a bool (the parser takes no int or NumPy bool for one); its TypeError
@@ -145,6 +186,45 @@ def need_dtype(dtype, fname: str):
     if d.__class__ is not dt.dtype:
         raise wrong_type(fname, "dtype", None, f"{_names.prefix}.dtype", dtype)
     return d
+
+
+def is_int_arg(x) -> bool:
+    """Whether the parser reads `x` as an int: an int or anything with `__index__` (a NumPy
+    integer, a one-element integer tensor), a bool not."""
+    if x.__class__ is int:
+        return True
+    return not isinstance(x, (bool, np.bool_)) and index_value(x) is not None
+
+
+def is_dims_arg(x, none: bool = True, head: bool = False) -> bool:
+    """Whether `x` fits a "tuple of ints" parameter: an int, a list or tuple of ints (a bool
+    is one there), or (`none`) None. `head`: of a sequence, only its first element counts,
+    as when the parser picks an overload (a later one refused is worded apart, by
+    `_aliases.wrong_dim`)."""
+    if x is None:
+        return none
+    if isinstance(x, (list, tuple)):
+        return all(e.__class__ is int or index_value(e) is not None
+                   for e in (x[:1] if head else x))
+    return is_int_arg(x)
+
+
+def is_dtype_arg(dtype) -> bool:
+    """Whether `dtype=` is one the parser takes: None, a dtype, a Python scalar type."""
+    return dtype is None or dt.as_dtype(dtype).__class__ is dt.dtype
+
+
+def need_dims(x, fname: str, arg: str = "dim", pos: int | None = 2, *, none: bool = True,
+              method: bool | None = None):
+    """`x` when it fits an op's one "tuple of ints" parameter (`is_dims_arg`); the parser's
+    TypeError otherwise ("amax(): argument 'dim' (position 2) must be tuple of ints, not
+    float", or of a list's first element that is no int, "but found element of type float
+    at pos 0", see `_refused`)."""
+    if is_dims_arg(x, none):
+        return x
+    where = _position(fname, pos, method)
+    raise TypeError(_refused(fname, arg, "" if where is None else f" (position {where})",
+                             "tuple of ints", x))
 
 
 def touch_then_check(x, attr: str, fname: str, arg: str = "input", pos: int | None = 1) -> None:
@@ -225,11 +305,139 @@ def _note(signature: str, args: tuple, kwargs: dict, accepts: dict,
             f"({', '.join(descs)})\n")
 
 
+def _params(signature: str) -> list[tuple[str, str, str | None, bool]]:
+    """(printed type, name, printed default or None, keyword-only) of each parameter of a
+    printed signature."""
+    out, keyword_only = [], False
+    for piece in signature[1:-1].split(", "):
+        if piece in ("*", ""):
+            keyword_only = keyword_only or piece == "*"
+            continue
+        head, eq, default = piece.partition(" = ")
+        kind, _, pname = head.rpartition(" ")
+        out.append((kind, pname, default if eq else None, keyword_only))
+    return out
+
+
+def _plausible(signature: str, n: int) -> bool:
+    """Whether torch's parser takes an overload as plausible for `n` arguments: as many as
+    its required parameters, at most as many as all of them."""
+    params = _params(signature)
+    return sum(p[2] is None for p in params) <= n <= len(params)
+
+
+# the "tuple of ints" parameters that take one int too (the others, sizes, take none)
+_ONE_INT_FITS = ("dim", "dims", "source", "destination", "shifts")
+
+
+def _fits_kind(value, kind: str, default: str | None, pname: str = "dim") -> bool:
+    """Whether the parser takes `value` for a parameter `pname` of printed type `kind` and
+    printed `default` (None where it has none; a None value fits a None default); a kind
+    not known here fits."""
+    if value is None:
+        return default == "None"
+    # (a sequence's first element only, as the parser picks an overload: a later one that
+    # is no int is refused once the overload is chosen, in other words)
+    if kind == "tuple of ints" and pname not in _ONE_INT_FITS:
+        return isinstance(value, (list, tuple)) and is_dims_arg(value, False, head=True)
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind == "int":
+        return is_int_arg(value)
+    if kind == "tuple of ints":
+        return is_dims_arg(value, False, head=True)
+    if kind == "bool":
+        return value.__class__ is bool
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == f"{_names.prefix}.dtype" or kind == "torch.dtype":
+        return is_dtype_arg(value)
+    if kind in ("Number", "float"):
+        return (isinstance(value, (int, float, np.integer, np.floating, np.bool_)) or
+                kind == "Number" and isinstance(value, (complex, np.complexfloating))) or (
+            isinstance(value, Tensor) and value.numel() == 1)
+    return True
+
+
+def _fits_signature(signature: str, args: tuple, kwargs: dict) -> bool:
+    """Whether a call fits a printed overload: its arguments' count, keywords and types."""
+    params = _params(signature)
+    positional = [p for p in params if not p[3]]
+    if len(args) > len(positional):
+        return False
+    by_name = {p[1]: p for p in params[len(args):]}
+    if any(k not in by_name for k in kwargs):
+        return False
+    if any(p[2] is None and p[1] not in kwargs for p in params[len(args):]):
+        return False  # (a required parameter not given)
+    return all(_fits_kind(v, p[0], p[2], p[1]) for v, p in zip(args, positional)) and all(
+        _fits_kind(v, by_name[k][0], by_name[k][2], k) for k, v in kwargs.items())
+
+
+def refuse_unfit(name: str, args: tuple, kwargs: dict, method: bool) -> None:
+    """Raise the parser's TypeError (`invalid_combination`) when a call of the listed op
+    `name` (OVERLOADS, OPERAND_OVERLOADS; `args` starting with self for a method) fits none
+    of its overloads; return where one fits (the error the op raised stands). For the
+    wrapper that saw the call (`_aliases.with_aliases`), after the op raised a TypeError."""
+    sigs = overloads_of(name)
+    if sigs is None:
+        return
+    shown = [m for m in map(_as_method, sigs) if m is not None] if method else sigs
+    if not any(_fits_signature(s, args[1:] if method else args, kwargs) for s in shown):
+        raise _listed(name, sigs, args, kwargs, method) from None
+
+
+def _one_plausible(name: str, signature: str, args: tuple, kwargs: dict) -> str | None:
+    """The parser's words for the first argument (positional ones first, then keywords,
+    in the parameters' order) that does not fit `signature`, or None where all fit."""
+    params = _params(signature)
+    positional = [p for p in params if not p[3]]
+    for i, value in enumerate(args[:len(positional)]):
+        kind, pname, default, _ = positional[i]
+        if not _parses(value, kind, default, pname):
+            return _refused(name, pname, f" (position {i + 1})", kind, value)
+    for kind, pname, default, _ in params:
+        if pname in kwargs and not _parses(kwargs[pname], kind, default, pname):
+            return _refused(name, pname, "", kind, kwargs[pname])
+    return None
+
+
+def _parses(value, kind: str, default: str | None, pname: str) -> bool:
+    """`_fits_kind`, every element of a "tuple of ints" sequence counted: what the parser
+    checks once it has chosen the overload."""
+    if kind == "tuple of ints" and isinstance(value, (list, tuple)) and \
+            not is_dims_arg(value, False):
+        return False
+    return _fits_kind(value, kind, default, pname)
+
+
+def _refused(name: str, pname: str, where: str, kind: str, value) -> str:
+    """The parser's words for `value` refused for parameter `pname` of printed type `kind`
+    (of a sequence for "tuple of ints", its first element that is no int: the first and a
+    later one are worded apart)."""
+    if kind == "tuple of ints" and isinstance(value, (list, tuple)):
+        i, bad = next((i, e) for i, e in enumerate(value) if not is_int_arg(e) and
+                      not isinstance(e, bool))
+        if i:
+            return (f"{name}(): argument '{pname}' failed to unpack the object at pos {i + 1} "
+                    f"with error \"type must be tuple of ints,but got {tp_name(bad)}\"")
+        return (f"{name}(): argument '{pname}'{where} must be tuple of ints, but found element "
+                f"of type {tp_name(bad)} at pos 0")
+    return f"{name}(): argument '{pname}'{where} must be {kind}, not {tp_name(value)}"
+
+
 def invalid_combination(name: str, signatures, args: tuple, kwargs: dict,
                         accepts: dict | None = None, typed_by=None) -> TypeError:
     """The TypeError torch raises when `name(*args, **kwargs)` fits none of `signatures`
     (its printed overloads, "(Tensor y, *, int dim = -1)", in torch's order). `accepts`
-    overrides which Python types the note takes as fitting each printed type."""
+    overrides which Python types the note takes as fitting each printed type. As torch's
+    parser, where only one overload is plausible by the number of arguments, its words
+    for the first argument that does not fit it instead (`_one_plausible`)."""
+    plausible = [sig for sig in signatures if _plausible(sig, len(args) + len(kwargs))]
+    if len(plausible) == 1:
+        named = _one_plausible(name, plausible[0], args, kwargs)
+        if named is not None:
+            return TypeError(named)
     got = [tp_name(a) for a in args] + [f"{k}={tp_name(kwargs[k])}" for k in keyword_order(kwargs)]
     accepts = _ACCEPTS if accepts is None else {**_ACCEPTS, **accepts}
     typed_by = typed_by or (None,) * len(signatures)
@@ -317,7 +525,7 @@ def _as_method(signature: str) -> str | None:
     pieces = signature[1:-1].split(", ")
     if not pieces[0].startswith("Tensor "):
         return None
-    rest = [p for p in pieces[1:] if p != "Tensor out = None"]
+    rest = [p for p in pieces[1:] if not p.endswith(" out = None")]
     return "(" + ", ".join(rest[:-1] if rest and rest[-1] == "*" else rest) + ")"
 
 
@@ -331,12 +539,20 @@ def operand_error(name: str, args: tuple, kwargs: dict | None = None,
     `bind_methods` makes for Tensor (named `Tensor.<name>`)."""
     if method is None:
         method = sys._getframe(1).f_code.co_qualname.startswith("Tensor.")
+    if method and args and not isinstance(args[0], Tensor):
+        return descriptor_error(name, args[0])
     kwargs = {k: v for k, v in (kwargs or {}).items() if v is not None}
     sigs = OPERAND_OVERLOADS[table_name or name.rstrip("_")]
     if isinstance(sigs, str):
         if method:
             args, sigs = args[1:], _as_method(sigs)
         return TypeError(_one_signature(name, sigs, args, kwargs))
+    return _listed(name, sigs, args, kwargs, method)
+
+
+def _listed(name: str, sigs, args: tuple, kwargs: dict, method: bool) -> TypeError:
+    """invalid_combination over an op's function-form overloads `sigs`, in its method form
+    when `method` (`args` then starts with self)."""
     if not method:
         return invalid_combination(name, sigs, args, kwargs)
     # A method's note checks its arguments against the function's parameters from the first
@@ -344,6 +560,112 @@ def operand_error(name: str, args: tuple, kwargs: dict | None = None,
     kept = [s for s in sigs if _as_method(s) is not None]
     return invalid_combination(name, [_as_method(s) for s in kept], args[1:], kwargs,
                                typed_by=kept)
+
+
+_DIM_REDUCE = ", bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)"
+_EXTREME = ("(Tensor input, *, Tensor out = None)", f"(Tensor input, Tensor other{_OUT}",
+            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+_TRUTH = ("(Tensor input, *, Tensor out = None)",
+          "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)",
+          "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)")
+_FACTORY = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+            "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+_SPACED = tuple(f"({a} start, {b} end, int steps, {{}}{_FACTORY}"
+                for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                             ("Number", "Number")))
+
+# The printed overloads of ops whose dims, counts or bounds can fit none of them (function
+# form, torch's order), for `no_overload`.
+OVERLOADS: dict[str, tuple[str, ...]] = {
+    "sum": ("(Tensor input, *, torch.dtype dtype = None)",
+            f"(Tensor input, tuple of ints dim{_DIM_REDUCE}"),
+    "mean": ("(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
+             f"(Tensor input, tuple of ints dim{_DIM_REDUCE}"),
+    "prod": ("(Tensor input, *, torch.dtype dtype = None)", f"(Tensor input, int dim{_DIM_REDUCE}"),
+    "max": _EXTREME, "min": _EXTREME, "all": _TRUTH, "any": _TRUTH,
+    "eye": (f"(int n, {_FACTORY}", f"(int n, int m, {_FACTORY}"),
+    "linspace": tuple(s.format("") for s in _SPACED),
+    "logspace": tuple(s.format("float base = 10.0, ") for s in _SPACED),
+    "round": (f"(Tensor input{_OUT}", "(Tensor input, *, int decimals, Tensor out = None)"),
+    **{name: (f"(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{o})",
+              "(Tensor input, tuple of ints dim = None, *, Number correction = None, bool "
+              f"keepdim = False{', Tensor out = None' if o else ''})",
+              "(Tensor input, bool unbiased = True)")
+       for name, o in (("var", _OUT[:-1]), ("std", _OUT[:-1]), ("var_mean", ""),
+                       ("std_mean", ""))},
+    "sort": ("(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of "
+             "Tensors out = None)",
+             "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = "
+             "None)"),
+    "narrow": ("(Tensor input, int dim, Tensor start, int length)",
+               "(Tensor input, int dim, int start, int length)"),
+    "movedim": ("(Tensor input, int source, int destination)",
+                "(Tensor input, tuple of ints source, tuple of ints destination)"),
+    **{name: tuple(f"(Tensor input, int dim, Tensor index, {v}, *, {r}Tensor out = None)"
+                   for v in ("Tensor src", "Number value") for r in ("", "str reduce, "))
+       for name in ("scatter", "scatter_")},
+    "count_nonzero": ("(Tensor input, int dim = None)", "(Tensor input, tuple of ints dim)"),
+    "argsort": ("(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor "
+                "out = None)", "(Tensor input, int dim = -1, bool descending = False)"),
+    "split": ("(Tensor input, int split_size, int dim = 0)",
+              "(Tensor input, tuple of ints split_size, int dim = 0)"),
+    "repeat_interleave": (
+        "(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
+        "(Tensor repeats, *, int output_size = None)",
+        "(Tensor input, int repeats, int dim = None, *, int output_size = None)"),
+    "tensor_split": ("(Tensor input, tuple of ints indices, int dim = 0)",
+                     "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
+                     "(Tensor input, int sections, int dim = 0)"),
+}
+
+
+def overloads_of(name: str) -> tuple[str, ...] | None:
+    """The printed overloads of the function `name` where they are listed (OVERLOADS,
+    OPERAND_OVERLOADS, the random ops' in generator_checks.py), or None."""
+    from .generator_checks import OVERLOADS as RANDOM_OVERLOADS
+
+    sigs = OVERLOADS.get(name) or OPERAND_OVERLOADS.get(name) or RANDOM_OVERLOADS.get(name)
+    return sigs if isinstance(sigs, tuple) else None
+
+
+def no_overload(name: str, args: tuple, kwargs: dict | None = None, *,
+                method: bool | None = None, signatures: tuple | None = None) -> TypeError:
+    """The TypeError torch's parser raises when `name(*args, **kwargs)` fits none of the
+    op's overloads: its first line as torch prints it ("sum() received an invalid
+    combination of arguments - got (Tensor, str), but expected one of:"), then the overloads
+    `signatures` (else those of OVERLOADS / OPERAND_OVERLOADS), or none for an op listed in
+    neither (a shorter listing than torch's). The op passes its arguments, keyword-only
+    ones (not None) as keywords; it cannot tell a positional-or-keyword argument passed by
+    keyword, which torch's "got" names ("got (Tensor, dim=float)"): the wrapper that saw the
+    call, where there is one (`_aliases.with_aliases`), words it again (`as_called`).
+    `method`: whether the op runs as a Tensor method (`args` then starts with self; None:
+    found out, see `_op_is_method`)."""
+    kwargs = {k: v for k, v in (kwargs or {}).items() if v is not None}
+    if method is None:
+        method = _op_is_method(name)
+    sigs = signatures or overloads_of(name) or ()
+    error = _no_overload_error(name, sigs, args, kwargs, method)
+    error.overloads = (name, sigs)  # (see `as_called`)
+    return error
+
+
+def _no_overload_error(name: str, sigs: tuple, args: tuple, kwargs: dict,
+                       method: bool) -> TypeError:
+    if sigs:
+        return _listed(name, sigs, args, kwargs, method)
+    return invalid_combination(name, (), args[1:] if method else args, kwargs)
+
+
+def as_called(error: TypeError, args: tuple, kwargs: dict, method: bool) -> TypeError | None:
+    """A `no_overload` error worded again over the call's own `args` and `kwargs` (self
+    first for a method), for the wrapper that saw the call as written
+    (`_aliases.with_aliases`), which names the arguments passed by keyword; None for any
+    other error, or one already worded so (the innermost wrapper's call is the one
+    refused)."""
+    spec = getattr(error, "overloads", None)
+    if spec is None:
+        return None
+    return _no_overload_error(*spec, args, kwargs, method)
 
 
 def called_as_method() -> bool:

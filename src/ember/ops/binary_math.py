@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._arg_parser_text import need_tensor
+from ._arg_parser_text import need_bool, need_float, need_tensor
 from ._binary_api import op_pair, refuse_kinds, where_
 from ._common import (
     binary_operands,
@@ -283,8 +283,8 @@ COMPARISONS["isclose"] = _isclose_kernel  # a relation of the `compare` primitiv
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (and equal infinities)."""
-    need_tensor(input, "isclose", "input", 1)
-    need_tensor(other, "isclose", "other", 2)
+    _close_args("isclose", input, other, rtol, atol, equal_nan)
+    rtol, atol = (float(v) for v in (rtol, atol))
     if input._dtype is not other._dtype:
         raise RuntimeError(f"{type_name(input._dtype)} did not match {type_name(other._dtype)}")
     # (the bound is printed as C++ streams a double, like %g: -1.0 reads "-1")
@@ -300,11 +300,19 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
                  equal_nan=equal_nan)
 
 
+def _close_args(name: str, input, other, rtol, atol, equal_nan) -> None:
+    """The parser's checks of (all|is)close's arguments, in its order."""
+    need_tensor(input, name, "input", 1)
+    need_tensor(other, name, "other", 2)
+    need_float(rtol, name, "rtol", 3)
+    need_float(atol, name, "atol", 4)
+    need_bool(equal_nan, name, "equal_nan", 5)
+
+
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when every element of `input` is close to `other` (see `isclose`)."""
-    need_tensor(input, "allclose", "input", 1)
-    need_tensor(other, "allclose", "other", 2)
+    _close_args("allclose", input, other, rtol, atol, equal_nan)
     return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._arg_parser_text import method_aware, need_tensors
+from ._arg_parser_text import method_aware, need_tensors, touch_then_check
 from ._common import type_name, write_out
 from .matmul import mm
 from .matmul_checks import need_operands
@@ -62,6 +62,13 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Contract `dims` of `a` with `dims` of `b`: one permute-reshape-mm."""
     from .._view import wrap_dim
 
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        # (torch's Python tensordot reads `dim()` of both for an int `dims`, else its
+        # parser refuses them)
+        if isinstance(dims, int):
+            touch_then_check(a, "dim", "tensordot", "input", 1)
+            touch_then_check(b, "dim", "tensordot", "other", 2)
+        need_tensors("tensordot", ("input", 1, a), ("other", 2, b))
     if a._dtype is not b._dtype:
         raise RuntimeError("both inputs should have same dtype")
     raw_a, raw_b = _dims_lists(a, b, dims)
@@ -115,8 +122,13 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return write_out(unsafe_view(prod, size), out)
 
 
-ger = outer
+@method_aware
+def ger(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    """`outer` under its old name, by which the parser names it."""
+    need_operands(input, vec2, "ger")
+    return outer(input, vec2, out=out)
 
-TENSOR_METHODS = {"inner": inner, "outer": outer, "ger": outer, "kron": kron}
+
+TENSOR_METHODS = {"inner": inner, "outer": outer, "ger": ger, "kron": kron}
 
 __all__ = ["inner", "outer", "ger", "kron", "tensordot"]

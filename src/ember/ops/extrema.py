@@ -14,8 +14,15 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from .._view import wrap_dim
-from ._arg_parser_text import method_aware, need_int
+from .._view import index_value, wrap_dim
+from ._arg_parser_text import (
+    ABSENT,
+    is_int_arg,
+    method_aware,
+    need_dims,
+    need_int,
+    no_overload,
+)
 from ._batching import front
 from ._common import along, type_name, write_exact, write_out
 from ._out_checks import _exact_namedtuple, check_same_as_input
@@ -95,6 +102,10 @@ def _no_complex_values(x: Tensor, kernel: str) -> None:
 
 def _extreme_values(largest: bool, name: str):
     def op(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+        if dim.__class__ is not int and dim.__class__ is not tuple:  # (a tuple: as_dim)
+            need_dims(dim, name)
+            if dim is not None and not isinstance(dim, list):  # (a NumPy int, a 0-d tensor)
+                dim = index_value(dim)
         if input.numel() == 0 and (dim is None or not isinstance(dim, int) and len(dim) == 0):
             raise RuntimeError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -211,13 +222,15 @@ min_result = return_type("min", ["values", "indices"])
 
 
 def _extreme(largest: bool, binary_name: str, result, name: str):
-    def reduce(input: Tensor, dim=None, keepdim: bool = False, *, out=None, other=None):
+    def reduce(input: Tensor, dim=ABSENT, keepdim: bool = False, *, out=None, other=None):
         if isinstance(dim, Tensor) or other is not None:
             from . import binary_math
 
             fn = getattr(binary_math, binary_name)
             return write_out(fn(input, dim if other is None else other), out)
-        if dim is None:
+        if not (dim.__class__ is int or dim is ABSENT or is_int_arg(dim)):
+            raise no_overload(name, (input, dim), {"out": out})
+        if dim is ABSENT:
             if input.numel() == 0:
                 raise RuntimeError(
                     f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -239,7 +252,7 @@ def _extreme(largest: bool, binary_name: str, result, name: str):
     reduce.__name__ = name
     reduce.__doc__ = (f"The {name}imum of all elements; with `dim`, a ({name}) named tuple "
                       f"(values, indices); with a tensor second argument, `{binary_name}`.")
-    return reduce
+    return method_aware(reduce)
 
 
 max = _extreme(True, "maximum", max_result, "max")

@@ -19,12 +19,16 @@ from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._user_warnings import user_stacklevel
-from .._view import contiguous_strides, like_strides, storage_extent
+from .._view import contiguous_strides, index_value, like_strides, storage_extent
 from ._arg_parser_text import (
+    ABSENT,
     invalid_combination,
+    is_dtype_arg,
+    is_int_arg,
     need_dtype,
     need_int,
     need_number,
+    no_overload,
     wrong_type,
 )
 from ._batching import front
@@ -348,7 +352,8 @@ def _is_number(v) -> bool:
 def _check_arange(start, end, step, dtype) -> None:
     """PyTorch's parser refusing a bound that is no Number or a dtype that is no dtype: the
     one overload's own words for a single bound, else the overloads listed."""
-    bounds = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    bounds = (start,) if end is ABSENT else (start, end) if step.__class__ is int and step == 1 \
+        else (start, end, step)
     if all(_is_number(b) for b in bounds) and (dtype is None or isinstance(dtype, dt.dtype)):
         return
     if len(bounds) == 1 and dtype is None:
@@ -357,17 +362,18 @@ def _check_arange(start, end, step, dtype) -> None:
                               {} if dtype is None else {"dtype": dtype})
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start, end=ABSENT, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False) -> Tensor:
+    """start, start + step, ... below `end` (from 0 when only `end` is given; PyTorch's
+    overloads take no None for it)."""
     _check_arange(start, end, step, dtype)
-    if end is None:
+    if end is ABSENT:
         start, end = 0, start
     if dtype is not None:  # (a dtype without a kernel is refused before the bounds are read)
         _refuse_spacing_dtype("arange", dtype)
     vals = [_real_bound(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step)]
     start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
+    _check_range(start, end, step)
     if isinstance(out, Tensor):  # (the out tensor decides the dtype)
         if dtype is not None and dtype is not out._dtype:
             raise RuntimeError(f"dtype {dt.SCALAR_TYPE_NAMES[dtype.name]} does not match dtype "
@@ -383,11 +389,27 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError(
             "upper bound and lower bound inconsistent with step sign"
         )
+    if n >= 2 ** 63:
+        raise RuntimeError("invalid size, possible overflow?")
     if dtype._kind == 1:
         start, step, n = _integer_arange(start, end, step, dtype, n)
     t = bind(factory_p, fn=ARANGE, start=start, step=step, n=n, dtype=dtype,
              device=as_device(device))
     return _out(_finish(t, requires_grad), out)
+
+
+def _shown(v) -> str:
+    """A bound as PyTorch's messages print a Scalar (C++'s ostream: 6 significant digits)."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _check_range(start, end, step) -> None:
+    """PyTorch's refusals of arange / range bounds: a zero (or NaN) step, a bound that is
+    not finite."""
+    if not step == step or step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_shown(start)} -> {_shown(end)}")
 
 
 def _real_bound(v):
@@ -432,9 +454,16 @@ def range_(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=user_stacklevel())
-    d = dt.get_default_dtype() if dtype is None else dtype
+    for i, (name, v) in enumerate((("start", start), ("end", end), ("step", step))):
+        if not _is_number(v):
+            raise wrong_type("range", name, i + 1, "Number", v)
+    d = dt.get_default_dtype() if dtype is None else need_dtype(dtype, "range")
     _refuse_spacing_dtype("range", d)
-    start, end, step = (_real_bound(v) for v in (start, end, step))
+    start, end, step = (_real_bound(v.item() if isinstance(v, Tensor) else v)
+                        for v in (start, end, step))
+    _check_range(start, end, step)
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(math.floor((end - start) / step)) + 1
     arr = cast_array(start + step * np.arange(n, dtype=np.float64), d)
     return _place(arr, d, device, requires_grad)
@@ -457,12 +486,35 @@ def _spaced_dtype(name: str, start, end, dtype) -> dt.dtype:
     return d
 
 
-def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False) -> Tensor:
+def _is_bound(v) -> bool:
+    return isinstance(v, (Tensor, int, float, complex, np.number, np.bool_))
+
+
+def _spacing_args(name: str, start, end, steps, dtype, base=None):
+    """(start, end, steps) of linspace / logspace as numbers, checked as PyTorch's parser
+    and kernel check them: a call that fits none of the four overloads (a bound that is no
+    Number or Tensor, `steps` no int, `base` no float) lists them; a bound tensor must be
+    0-d; `steps` not negative."""
+    extra = () if base is None or base.__class__ is float and base == 10.0 else (base,)
+    fits = _is_bound(start) and _is_bound(end) and is_int_arg(steps) and is_dtype_arg(dtype) \
+        and (base is None or isinstance(base, (int, float, np.integer, np.floating)) or (
+            isinstance(base, Tensor) and base.numel() == 1))
+    if not fits:
+        raise no_overload(name, (start, end, steps, *extra), {"dtype": dtype}, method=False)
+    for which, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor) and v.ndim:
+            raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, "
+                               f"but got {which} with {v.ndim} dimension(s).")
+    steps = steps if steps.__class__ is int else index_value(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    start = start.item() if isinstance(start, Tensor) else start
-    end = end.item() if isinstance(end, Tensor) else end
+    return (start.item() if isinstance(start, Tensor) else start,
+            end.item() if isinstance(end, Tensor) else end, steps)
+
+
+def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    start, end, steps = _spacing_args("linspace", start, end, steps, dtype)
     d = _spaced_dtype("linspace", start, end, dtype)
     if as_device(device).type == "meta":
         return _finish(_meta((steps,), d), requires_grad)
@@ -483,8 +535,8 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
     from .power import pow as power
     from .unary import exp, log
 
-    start = start.item() if isinstance(start, Tensor) else start
-    end = end.item() if isinstance(end, Tensor) else end
+    start, end, steps = _spacing_args("logspace", start, end, steps, dtype, base)
+    base = base.item() if isinstance(base, Tensor) else base
     d = _spaced_dtype("logspace", start, end, dtype)
     if d.is_complex:
         exps = linspace(start, end, steps, dtype=d, device=device)
@@ -494,10 +546,16 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
     return _out(_finish(power(float(base), exps).to(d), requires_grad), out)
 
 
-def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
-        requires_grad=False) -> Tensor:
-    n = need_int(n, "eye", "n", 1)
-    m = n if m is None else need_int(m, "eye", "m", 2)
+def eye(n: int, m: int = ABSENT, *, out=None, dtype=None,  # type: ignore[assignment]
+        layout=None, device=None, requires_grad=False) -> Tensor:
+    """The identity matrix, n x m (m: n when left out; PyTorch's overloads take no None)."""
+    if m is ABSENT:
+        n = need_int(n, "eye", "n", 1)
+        m = n
+    elif not (is_int_arg(n) and is_int_arg(m)):
+        raise no_overload("eye", (n, m), {"dtype": dtype}, method=False)
+    else:
+        n, m = need_int(n, "eye", "n", 1), need_int(m, "eye", "m", 2)
     if n < 0 or m < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {min(n, m)}")
     d = _dtype_or_default(dtype, "eye")

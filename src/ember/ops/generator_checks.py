@@ -8,6 +8,9 @@ all with the types it was given ("randn() received an invalid combination of arg
 
 from __future__ import annotations
 
+import numpy as np
+
+from .._tensor import Tensor
 from ._arg_parser_text import invalid_combination, tp_name
 
 _FACTORY = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
@@ -47,6 +50,10 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
 }
 
 
+# what normal's overloads take for `mean` and `std`: a Tensor or a real number
+_MEAN_STD = (Tensor, int, float, np.integer, np.floating, np.bool_)
+
+
 def _given(kwargs: dict | None) -> dict:
     """The keywords a call passed, as far as ember can tell: those not at their default."""
     return {k: v for k, v in (kwargs or {}).items()
@@ -59,6 +66,8 @@ def checked_generator(name: str, generator, args: tuple = (), kwargs: dict | Non
     parser describes them."""
     from ..random import Generator, default_generator
 
+    if name == "normal" and not all(isinstance(v, _MEAN_STD) for v in args[:2]):
+        raise invalid_combination(name, OVERLOADS[name], tuple(args), _given(kwargs))
     if generator is None:
         return default_generator
     if isinstance(generator, Generator):

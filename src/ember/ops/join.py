@@ -30,7 +30,15 @@ from .._view import (
     wrap_dims,
 )
 from . import movement
-from ._arg_parser_text import called_as_method, method_aware, need_int, tp_name
+from ._arg_parser_text import (
+    ABSENT,
+    called_as_method,
+    is_int_arg,
+    method_aware,
+    need_int,
+    no_overload,
+    tp_name,
+)
 from ._aten_text import aten_text
 from ._batching import batch_size, batched
 from ._common import (
@@ -418,26 +426,22 @@ def _tile_reps(input: Tensor, reps: tuple) -> Tensor:
     return repeat(input, reps)
 
 
-_REPEAT_INTERLEAVE_SIGS = (
-    " * (Tensor input, Tensor repeats, int dim = None, *, int output_size = None)\n"
-    " * (Tensor repeats, *, int output_size = None)\n"
-    " * (Tensor input, int repeats, int dim = None, *, int output_size = None)\n")
-
 
 def _repeat_counts(repeats: Tensor, n: int | None = None, dim_label=0,
                    output_size: int | None = None) -> np.ndarray:
     """A tensor of counts as int64 (one count spread over `n` slices when given). PyTorch's
     kernel takes int32 / int64 only and checks the total against `output_size` before the
     signs."""
+    size = repeats.numel()
+    if n is not None and size not in (1, n):  # (checked before the dtype, as PyTorch)
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {size} and input.size({dim_label}) = {n}")
     if repeats._dtype not in (dt.int32, dt.int64):
         raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
                                   f"'{type_name(repeats._dtype)}'")
     r = repeats._array().astype(np.int64).reshape(-1)
     if n is not None and r.size == 1:
         r = np.full(n, r[0])
-    elif n is not None and r.size != n:
-        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
-                           f"repeats.size(0) = {r.size} and input.size({dim_label}) = {n}")
     if output_size is not None and int(r.sum()) != output_size:
         raise RuntimeError("allocated size does not match required size")
     if r.size and r.min() < 0:
@@ -445,7 +449,8 @@ def _repeat_counts(repeats: Tensor, n: int | None = None, dim_label=0,
     return r
 
 
-def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
+@method_aware
+def repeat_interleave(input: Tensor, repeats=ABSENT, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along `dim`) repeated `repeats` times in place.
 
@@ -455,17 +460,16 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
     from .creation import tensor
     from .index_ops import index_select
 
-    if repeats is None:
+    if repeats is ABSENT:
         if input.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         counts = _repeat_counts(input, output_size=output_size)
         return tensor(np.repeat(np.arange(counts.size), counts).astype(input._dtype.np),
                       device=input.device)
-    if not isinstance(repeats, Tensor) and (
-            isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer))):
-        got = ", ".join(["Tensor", type(repeats).__name__] + ([] if dim is None else ["int"]))
-        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - "
-                        f"got ({got}), but expected one of:\n{_REPEAT_INTERLEAVE_SIGS}")
+    if not (isinstance(repeats, Tensor) or is_int_arg(repeats)) or not (
+            dim is None or is_int_arg(dim)):
+        raise no_overload("repeat_interleave", (input, repeats) + (() if dim is None else (dim,)),
+                          {"output_size": output_size})
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else wrap_dim(dim, max(x.ndim, 1))
     n = x._shape[d] if x.ndim else 1

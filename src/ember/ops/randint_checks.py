@@ -1,6 +1,7 @@
 """randint's argument parsing as torch's parser does it: one or two int bounds, then a size,
 by position or keyword; a call that fits none of its four overloads is refused in the
-parser's words (the one two-argument overload naming its misfitting argument)."""
+parser's words (`invalid_combination`: the one two-argument overload names its misfitting
+argument)."""
 
 from __future__ import annotations
 
@@ -38,19 +39,11 @@ def check_randint(args: tuple, size, low, high, generator) -> None:
             all(_is_int(b) for b in bounds) and (generator is None or
                                                  isinstance(generator, Generator)):
         return
-    from ._arg_parser_text import invalid_combination, tp_name
+    from ._arg_parser_text import invalid_combination
 
     kwargs = {k: v for k, v in (("low", low), ("high", high), ("size", size),
                                 ("generator", generator)) if v is not None}
-    if len(args) + len(kwargs) == 2 and low is None and generator is None:
-        # one overload takes two arguments, (high, size): torch names the one that misfits
-        for i, (name, fits, kind) in enumerate((("high", _is_int, "int"),
-                                                ("size", _is_size, "tuple of ints"))):
-            value = args[i] if i < len(args) else kwargs[name]
-            if not fits(value):
-                where = f" (position {i + 1})" if i < len(args) else ""
-                raise TypeError(f"randint(): argument '{name}'{where} must be {kind}, not "
-                                f"{tp_name(value)}")
+    # (where one overload is plausible by count, (high, size), torch names what misfits)
     raise invalid_combination("randint", _RANDINT_OVERLOADS, args, kwargs)
 
 

@@ -32,7 +32,16 @@ from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
 from ..amp.autocast_mode import autocast_op
 from ..native import calls
-from ._arg_parser_text import need_dtype, wrong_type
+from ._arg_parser_text import (
+    ABSENT,
+    is_dims_arg,
+    is_dtype_arg,
+    is_int_arg,
+    method_aware,
+    need_dtype,
+    no_overload,
+    wrong_type,
+)
 from ._batching import front
 from ._common import along, c_type_name, cast_input, type_name, write_out
 from ._return_types import as_namedtuple, return_type  # noqa: F401 (imported from here)
@@ -275,11 +284,26 @@ class _EveryDim:
 EVERY_DIM = _EveryDim()
 
 
+def _fits_dims(name: str, input, dim, dtype, out, one: bool = False) -> None:
+    """The parser's "invalid combination" TypeError when `dim` (left out: EVERY_DIM or
+    ABSENT; `one`: an int, else a "tuple of ints") or `dtype` fits none of the reduction's
+    overloads."""
+    if dim is EVERY_DIM or dim is ABSENT or (is_int_arg(dim) if one else
+                                             is_dims_arg(dim, head=True)):
+        if is_dtype_arg(dtype):
+            return
+    args = (input,) if dim is EVERY_DIM or dim is ABSENT else (input, dim)
+    raise no_overload(name, args, {"dtype": dtype, "out": out})
+
+
+@method_aware
 def sum(input: Tensor, dim=EVERY_DIM, keepdim: bool = False, *, dtype=None,
         out=None) -> Tensor:
     """Sum over `dim` (all dims when None or left out); ints and bool sum to int64."""
     if isinstance(dim, dt.dtype):  # (`x.sum(torch.float64)`: the dtype, positionally)
         dim, dtype = EVERY_DIM, dim
+    if not (dim.__class__ is int or dim is EVERY_DIM) or dtype is not None:
+        _fits_dims("sum", input, dim, dtype, out)
     x = _cast_for_sum(input, dtype, out)
     if dim is EVERY_DIM:
         return write_out(apply(reduce_p, x, fn=SUM, dims=norm_dims(None, x.ndim),
@@ -365,12 +389,15 @@ for _m in (MEAN, MEAN_DIMS):
     deflinear(_m)
 
 
+@method_aware
 def mean(input: Tensor, dim=EVERY_DIM, keepdim: bool = False, *, dtype=None,
          out=None) -> Tensor:
     """Mean over `dim` (all dims when None or left out); integer inputs raise unless a
     floating `dtype` is given (as torch)."""
     if isinstance(dim, dt.dtype):
         dim, dtype = EVERY_DIM, dim
+    if not (dim.__class__ is int or dim is EVERY_DIM) or dtype is not None:
+        _fits_dims("mean", input, dim, dtype, out)
     d = input._dtype if dtype is None else need_dtype(dtype, "mean")
     if d._kind < 2:
         which = "Input" if dtype is None else "Optional"
@@ -466,12 +493,15 @@ def prod_dims(x: Tensor, dims) -> Tensor:
 
 
 @autocast_op("prod")
-def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+def prod(input: Tensor, dim=ABSENT, keepdim: bool = False, *, dtype=None,
+         out=None) -> Tensor:
     """Product over one dim (or all); ints and bool multiply in int64."""
     if isinstance(dim, dt.dtype):
-        dim, dtype = None, dim
+        dim, dtype = ABSENT, dim
+    if not (dim.__class__ is int or dim is ABSENT) or dtype is not None:
+        _fits_dims("prod", input, dim, dtype, out, one=True)
     x = _cast_for_sum(input, dtype, out, "prod")
-    if dim is None:
+    if dim is ABSENT:
         return write_out(apply(reduce_p, x, fn=PROD, dims=tuple(range(x.ndim)),
                                keepdim=False), out)
     d = one_dim(dim, builtins.max(x.ndim, 1), "prod")
@@ -550,6 +580,8 @@ nondifferentiable(ALL)
 
 def _truth(every: bool, name: str):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+        if not (dim is None or dim.__class__ is int or is_dims_arg(dim, head=True)):
+            raise no_overload(name, (input, dim), {"out": out})
         if isinstance(dim, (tuple, list)) and len(dim) == 0:
             dims = ()  # NOTE: torch reduces nothing for an empty dim tuple here
         else:
@@ -559,7 +591,7 @@ def _truth(every: bool, name: str):
 
     op.__name__ = name
     op.__doc__ = f"Whether {name} elements over `dim` are non-zero (bool; uint8 for uint8)."
-    return op
+    return method_aware(op)
 
 
 any = _truth(False, "any")

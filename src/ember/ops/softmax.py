@@ -25,7 +25,7 @@ from .. import native
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..native import calls
-from ._arg_parser_text import method_aware, need_dtype, need_int, wrong_type
+from ._arg_parser_text import method_aware, need_dims, need_dtype, need_int, wrong_type
 from ._batching import front
 from ._common import along, row_sums, to_float, type_name, write_exact, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
@@ -499,8 +499,8 @@ defjvp(LOGSUMEXP, _logsumexp_jvp)
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """log(sum(exp(x))) over `dim`, stable; integer inputs compute in the default dtype."""
-    if dim is None:
-        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
+    if dim.__class__ is not int and dim.__class__ is not tuple:
+        need_dims(dim, "logsumexp", none=False)
     if isinstance(dim, (tuple, list)) and not dim and not keepdim and input.numel() and \
             input.ndim:
         # NOTE: PyTorch reduces every dim for `dim=[]` but then adds the kept-dim maximum back

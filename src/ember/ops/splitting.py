@@ -18,13 +18,22 @@ is not seen by the input's graph.
 
 from __future__ import annotations
 
+import operator
+
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import dispatch
 from .._core.primitive import VJPRule
 from .._tensor import Tensor, _make, _view
 from .._view import wrap_dim
-from ._arg_parser_text import method_aware, need_int
+from ._arg_parser_text import (
+    is_dims_arg,
+    is_int_arg,
+    method_aware,
+    need_int,
+    no_overload,
+    wrong_type,
+)
 from ._common import type_name
 from .movement import V_SLICE, _is_int_arg, select, slice_dim, view_p
 from .registry import bind, keep_given, mark_multi_output, rename_node
@@ -210,6 +219,13 @@ def _split(x: Tensor, split_size_or_sections, dim: int, name: str) -> tuple[Tens
 
 
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    if not isinstance(x, Tensor):  # (torch's Python split calls the object's own split)
+        return x.split(split_size_or_sections, dim)
+    if dim.__class__ is not int and not is_int_arg(dim):
+        # (torch's Python split passes dim by position to split or split_with_sizes)
+        if _is_int_arg(split_size_or_sections):
+            raise no_overload("split", (x, split_size_or_sections, dim), method=False)
+        raise wrong_type("split_with_sizes", "dim", 3, "int", dim)
     return _split(x, split_size_or_sections, dim, "Split")
 
 
@@ -251,7 +267,12 @@ def unsafe_chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 # --- tensor_split: plain slices ------------------------------------------------------------
 
+@method_aware
 def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    if not (isinstance(indices_or_sections, Tensor) or is_dims_arg(indices_or_sections, False)):
+        raise no_overload("tensor_split", (x, indices_or_sections))
+    if not isinstance(indices_or_sections, (Tensor, list, tuple)):
+        indices_or_sections = operator.index(indices_or_sections)
     d = wrap_dim(dim, x.ndim)
     n = x._shape[d]
     if isinstance(indices_or_sections, Tensor):

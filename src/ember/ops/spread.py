@@ -19,7 +19,13 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
-from ._arg_parser_text import invalid_combination
+from ._arg_parser_text import (
+    OVERLOADS,
+    invalid_combination,
+    is_dims_arg,
+    method_aware,
+    no_overload,
+)
 from ._batching import front
 from ._common import write_out
 from .reduce import expand_back, norm_dims, reduce_p, reduced_shape, reduction
@@ -190,16 +196,15 @@ std_mean_p = _moments_primitive("std_mean", True)
 # --- the public functions ------------------------------------------------------------------
 
 def _spread_signatures(name: str) -> tuple[str, ...]:
-    out = ", *, Tensor out = None" if name in ("var", "std") else ""
-    return (f"(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{out})",
-            "(Tensor input, tuple of ints dim = None, *, Number correction = None, "
-            f"bool keepdim = False{', Tensor out = None' if out else ''})",
-            "(Tensor input, bool unbiased = True)")
+    return OVERLOADS[name]
 
 
 def _correction(name: str, input: Tensor, dim, unbiased, correction, keepdim=False):
     if isinstance(dim, bool):  # var(x, False): the legacy positional `unbiased`
         dim, unbiased = None, dim
+    elif not is_dims_arg(dim, head=True):
+        given = () if unbiased is _NOT_GIVEN else (unbiased,)
+        raise no_overload(name, (input, dim, *given), {"correction": correction})
     correction = dt.py_number(correction)  # (a NumPy bool is the number 1.0 / 0.0)
     bad = correction is not None and not isinstance(correction, (int, float, complex)) and \
         not (isinstance(correction, Tensor) and correction.ndim == 0)
@@ -288,7 +293,7 @@ def _var_like(name: str, root: bool):
         return write_out(r, out)
 
     op.__name__ = name
-    return op
+    return method_aware(op)
 
 
 var = _var_like("var", False)

@@ -21,11 +21,20 @@ import sys
 import numpy as np
 
 from .. import _dtype as dt
+from .._layout import strided
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense
 from ..amp.autocast_mode import autocast_op
 from . import _complex_math, _stl_sort
-from ._arg_parser_text import invalid_combination, method_aware, need_tensors
+from ._arg_parser_text import (
+    ABSENT,
+    invalid_combination,
+    method_aware,
+    need_dims,
+    need_int,
+    need_number,
+    need_tensors,
+)
 from ._batching import front
 from ._common import type_name, write_out
 from ._out_checks import check_values_indices_out
@@ -165,7 +174,9 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                            f"input. Got {type_name(x._dtype)}")
     if dtype is not None:
         x = _cast_for_norm(x, dtype)
-    given_ord, ord = ord, float(ord)
+    if dim is not None and dim.__class__ is not int:
+        need_dims(dim, "linalg_vector_norm", "dim", 3, method=False)
+    given_ord, ord = ord, float(need_number(ord, "linalg_vector_norm", "ord", 2, method=False))
     dims = norm_dims((dim,) if isinstance(dim, int) else dim, x.ndim)
     if (ord < 0 or ord == float("inf")) and x.ndim and any(x._shape[d] == 0 for d in dims):
         # a max / min / negative power over nothing has no value to start from
@@ -205,7 +216,8 @@ def _matrix_norm(x: Tensor, p, dims, keepdim: bool, dtype) -> Tensor:
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
          dtype=None) -> Tensor:
     """`torch.norm`: a vector p-norm ('fro' is the 2-norm), or the nuclear norm ('nuc')."""
-    if not input._strided and out is None and "norm" in type(input).__dict__:
+    # (torch's Python norm reads `input.layout` first: a non-tensor fails there)
+    if input.layout is not strided and out is None and "norm" in type(input).__dict__:
         return input.norm(p, dim, keepdim, dtype=dtype)  # (a sparse layout's own norm)
     dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
@@ -396,9 +408,11 @@ def _check_orderable(x: Tensor, kernel: str, allow_bool: bool = False) -> None:
 
 
 def _median_like(result, name: str, ignore_nan: bool):
-    def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
-        if dim is None and out is not None:  # (the full median has no out=: only `dim`'s)
+    def op(input: Tensor, dim=ABSENT, keepdim: bool = False, *, out=None):
+        if dim is ABSENT and out is not None:  # (the full median has no out=: only `dim`'s)
             raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        # (a None dim is refused too: no overload takes it)
+        dim = None if dim is ABSENT else need_int(dim, name, "dim", 2)
         d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
         if d is not None and input.ndim and input._shape[d] == 0:  # before the dtype check
             # (nanmedian's message names median, as ATen's shared check does)
@@ -419,7 +433,7 @@ def _median_like(result, name: str, ignore_nan: bool):
     op.__name__ = name
     op.__doc__ = (f"The lower median{' ignoring NaN' if ignore_nan else ''}; with `dim`, a "
                   "(values, indices) named tuple. The gradient goes to the chosen element.")
-    return op
+    return method_aware(op)
 
 
 median = _median_like(median_result, "median", False)

@@ -27,7 +27,7 @@ from .. import _dtype as dt
 from .. import _grad_mode
 from .._tensor import Tensor
 from . import _complex_math
-from ._arg_parser_text import need_tensor
+from ._arg_parser_text import method_aware, need_tensor
 from ._common import same_meta, tensoriterator_family, to_float, type_name, write_out
 from .registry import (
     Family,
@@ -177,7 +177,7 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
 
     op.__name__, op_.__name__ = name, name + "_"
     op.__doc__ = op_.__doc__ = doc
-    return op, op_
+    return method_aware(op), op_
 
 
 def cj(t: Tensor) -> Tensor:
@@ -410,6 +410,7 @@ _abs_raw, _abs_raw_ = abs, abs_
 _sign_raw, _sign_raw_ = sign, sign_
 
 
+@method_aware
 def abs(input: Tensor, *, out=None) -> Tensor:  # noqa: A001
     """Absolute value (the modulus, as a real tensor, for complex inputs)."""
     if isinstance(input, Tensor) and not input._dtype.is_complex:

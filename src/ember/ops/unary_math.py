@@ -21,6 +21,7 @@ from .._tensor import Tensor
 from ..native import calls
 from . import _complex_math
 from ._arg_parser_text import (
+    ABSENT,
     called_as_method,
     invalid_combination,
     method_aware,
@@ -615,7 +616,7 @@ def round_decimals(x: Tensor, decimals, name: str = "round", method: bool = True
     integer tensor too, never a bool); as in PyTorch, passing `decimals` at all (even 0)
     selects the floating-point kernel, which integer tensors do not have."""
     need_tensor(x, name)
-    if decimals is None:
+    if decimals is ABSENT:
         return 0
     if not _is_index(decimals, bool_ok=False):
         if not method and out is None:  # (both overloads fit two arguments: none is named)
@@ -628,16 +629,16 @@ def round_decimals(x: Tensor, decimals, name: str = "round", method: bool = True
 
 
 @method_aware
-def round(input: Tensor, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
+def round(input: Tensor, *, decimals: int = ABSENT, out=None) -> Tensor:  # noqa: A001
     """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
     d = round_decimals(input, decimals, "round", called_as_method(), out)
     # (passing `decimals` at all, even 0, selects PyTorch's second overload: RoundBackward1)
-    return (_round if decimals is None else _round_d)(input, decimals=d, out=out)
+    return (_round if decimals is ABSENT else _round_d)(input, decimals=d, out=out)
 
 
-def round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
+def round_(self: Tensor, *, decimals: int = ABSENT) -> Tensor:
     d = round_decimals(self, decimals, "round_")
-    return (_round_ if decimals is None else _round_d_)(self, decimals=d)
+    return (_round_ if decimals is ABSENT else _round_d_)(self, decimals=d)
 
 
 def _signed_inf_check(name: str, x: Tensor) -> None:
