@@ -127,3 +127,17 @@ def test_summed_gradients_keep_the_first_ones_layout():
                 got.append((x.grad.stride(), x.grad.tolist()))
             assert got[1][0] == got[0][0], (i, j)
             np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-6)  # (exp / sin)
+
+
+def test_an_empty_leafs_gradient_is_the_vjps_own():
+    # an empty gradient holds no memory to share: it becomes `.grad` itself when it keeps
+    # the layout contract, as PyTorch's does (mean's fresh row-major gradient of a (3, 1, 0)
+    # leaf laid out (1, 0, 1): strides (1, 1, 1), not a copy in the leaf's)
+    for shape, stride in (((3, 1, 0), (1, 0, 1)), ((1, 2, 0, 2), (0, 2, 2, 1)),
+                          ((0, 3, 2, 1), (6, 2, 1, 12))):
+        got = []
+        for lib in (torch, ember):
+            x = lib.zeros(16).as_strided(shape, stride).detach().requires_grad_()
+            x.mean().backward()
+            got.append(x.grad.stride())
+        assert got[1] == got[0], (shape, stride, got)

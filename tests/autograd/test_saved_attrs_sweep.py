@@ -553,6 +553,12 @@ CASES = {
     "ravel_noncontiguous": lambda m, L: L().t().ravel(),
     "vstack_1d": lambda m, L: m.vstack([L((4,)), L((4,), 1)]),
     "dstack_1d": lambda m, L: m.dstack([L((4,)), L((4,), 1)]),
+    # PyTorch's own composites, step for step
+    "local_response_norm": lambda m, L: m.nn.functional.local_response_norm(L((2, 4, 3, 3)), 3),
+    "lp_pool2d": lambda m, L: m.nn.functional.lp_pool2d(L((1, 2, 5, 5)), 1.5, (2, 3), 1),
+    "max_pool1d": lambda m, L: m.nn.functional.max_pool1d(L((1, 2, 6)), 3, 2, 1),
+    "max_pool1d_indices": lambda m, L: m.nn.functional.max_pool1d(L((2, 6)), 2,
+                                                                  return_indices=True),
 }
 
 # Calls whose graphs still differ from torch's, by family (what differs: where ember decides)
@@ -566,12 +572,16 @@ LEFT = {
         "rrelu in evaluation (torch's noise is uninitialised memory: not comparable)"],
     "inner graphs of composites that PyTorch runs as one kernel (extra nodes; ops/one_node.py "
     "would make them one)": [
-        "bilinear", "affine_grid", "take", "put", "renorm", "pad circular",
-        "sdpa (SafeSoftmax)", "local_response_norm", "lp_pool", "max_pool1d",
+        "bilinear", "affine_grid", "take", "put", "renorm", "sdpa (SafeSoftmax)",
         "pad of a channels-last input",
-        "group_norm, batch_norm in evaluation, glu, softshrink (kept composite: one node "
-        "would run the forward again in backward, group_norm's step 30% slower; "
-        "nn/_functional/layers.py, activation.py)",
+        "pad circular (PyTorch's slice copies in place, CopySlices over SliceBackward0: the "
+        "same steps in ember made its forward 3x and its backward 14x slower, ember's "
+        "CopySlices copying the whole gradient: nn/_functional/spatial.py)",
+        "group_norm, batch_norm in evaluation, glu, softshrink, and the composites above "
+        "(kept composite: a one node that ran the forward again in backward made group_norm's "
+        "step 30% slower; one that kept the forward's graph and ran it in a nested engine "
+        "made BCE with pos_weight 33%, logaddexp 19-21%, take 33% slower: "
+        "nn/_functional/layers.py, activation.py, loss.py, ops/composite_math.py)",
         "x[1:, idx] = v (torch: index_put_ on the view x[1:], a CopySlices node; ember writes "
         "x's flat coordinates: ops/setitem.py)"],
     "arguments shown as normalised, not as given": [

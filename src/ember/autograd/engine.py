@@ -246,7 +246,8 @@ def _fresh(g, i: int, in_grads: list, grads: list, node) -> bool:
             or g.__class__ is not T.Tensor or node._post_hooks is not None:
         return False
     arr = g._np
-    if arr is None or not arr.flags.owndata:
+    # (an empty result holds no memory to share, whatever NumPy's flags say of its base)
+    if arr is None or not (arr.flags.owndata or not arr.size):
         return False
     for j, h in enumerate(in_grads):
         if h is g and j != i:

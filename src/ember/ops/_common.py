@@ -199,9 +199,22 @@ def iter_order(operands, shape) -> list[int]:
 # "with number": TensorIterator's over the input's own pointwise result and a number (isinf:
 # `x.abs() == inf`); "isfinite": `(x == x) * (x.abs() != inf)`, the two results' product;
 # "second fresh": TensorIterator's with the second operand row-major (ldexp: `x * 2**e`);
+# "like target": `empty_like(target)`, the second operand (BCE with logits); "like
+# expanded": `empty_like` of the input expanded to the result's shape (Huber: PyTorch
+# broadcasts input and target before its kernel); "expanded": TensorIterator's over the
+# operands expanded to the result's shape (mse, smooth L1: the same layout, but for an
+# empty result, which expanded operands leave row-major);
+# "first": TensorIterator's over the first operand alone, the rest applied in place (soft
+# margin: `neg(input)`, then `mul_(target)`); "scaled": TensorIterator's over the input and
+# a number, then over that result alone (ndtr: `erf(x * c)` ...);
 # a function of (args, params) names the kind where it depends on them (isinf of integers).
 MEMBER_LAYOUT = {"pow_tensor_scalar": "values", "clamp": "values", "lerp": "values",
+                 "clamp_min": "values", "clamp_max": "values",
                  "nan_to_num": "like", "hardtanh": "like", "binary_cross_entropy": "like",
+                 "huber_loss": "like expanded", "mse_loss": "expanded",
+                 "smooth_l1_loss": "expanded",
+                 "binary_cross_entropy_with_logits": "like target",
+                 "soft_margin_loss": "first", "special_ndtr": "scaled",
                  "conj_physical": "like", "abs": "complex like", "pow_scalar": "contiguous"}
 
 
@@ -255,13 +268,24 @@ def member_strides(args, shape, kind) -> tuple[int, ...]:
             operands.append(((), ()))
     if kind == "second fresh":
         operands[1] = (operands[1][0], contiguous_strides(operands[1][0]))
+    elif kind == "expanded":
+        operands = [(shape, _expanded(s, st, shape)) for s, st in operands]
+        kind = None
+    elif kind in ("like target", "first"):
+        operands = operands[1:2] if kind == "like target" else operands[:1]
+        kind = "like" if kind == "like target" else None
     key = (shape, tuple(operands), kind)
     stride = _layouts_met.get(key)
     if stride is None:
         if kind == "like" and operands[0][0] == shape:
             stride = like_strides(operands[0][0], operands[0][1])
+        elif kind == "like expanded":
+            stride = like_strides(shape, _expanded(*operands[0], shape))
         elif kind == "contiguous":
             stride = contiguous_strides(shape)
+        elif kind == "scaled":
+            own = (shape, pointwise_strides(shape, [operands[0], ((), ())]))
+            stride = pointwise_strides(shape, [own])
         elif kind in ("with number", "isfinite"):
             own = (shape, pointwise_strides(shape, operands))
             stride = pointwise_strides(shape, [own, ((), ())])
@@ -272,6 +296,15 @@ def member_strides(args, shape, kind) -> tuple[int, ...]:
         if len(_layouts_met) < 4096:
             _layouts_met[key] = stride
     return stride
+
+
+def _expanded(op_shape, op_strides, shape) -> tuple[int, ...]:
+    """The strides of an operand of `op_shape` expanded to `shape` (0 where it broadcasts)."""
+    if tuple(op_shape) == tuple(shape):
+        return tuple(op_strides)
+    off = len(shape) - len(op_shape)
+    return (0,) * off + tuple(0 if n == 1 and m != 1 else s for n, m, s in
+                              zip(op_shape, shape[off:], op_strides))
 
 
 def laid_meta(*args, fn, **params):
@@ -315,8 +348,8 @@ def strided_result(res: np.ndarray, stride):
     size-1 dim's stride differs) or over a copy laid out so."""
     it = res.itemsize
     want = tuple(s * it for s in stride)
-    if res.strides == want and (1 not in res.shape or not res.flags.c_contiguous):
-        return res  # (NumPy's array says these strides itself)
+    if res.strides == want and res.size and (1 not in res.shape or not res.flags.c_contiguous):
+        return res  # (NumPy's array says these strides itself; an empty one's are not read)
     if res.strides != want:
         same = min(res.strides, default=0) >= 0 and all(
             n == 1 or a == b for n, a, b in zip(res.shape, res.strides, want))

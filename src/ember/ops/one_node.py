@@ -67,19 +67,24 @@ def _prim(name: str, kept: tuple) -> Primitive:
 
 
 def _vjp(g, out, *inputs, needs, fn, metas, box):
-    """The composite's gradients for the inputs that want one: a linear composite's graph
-    kept from the forward, or `fn` run again with grad on (on the inputs themselves under
+    """The composite's gradients for the inputs that want one: the composite's graph kept
+    from the forward, or `fn` run again with grad on (on the inputs themselves under
     create_graph, so the result is differentiable again; on detached aliases otherwise; on
     zeros of their layout where the node kept none)."""
     from ..autograd import grad
+    from ..autograd.engine import run
+    from ..autograd.graph import edge_of
     from .factories import empty_strided
 
     create = grad_mode.state.enabled
     if box and not create:
+        # (the engine on the kept graph directly: `grad`'s argument checks hold by
+        # construction, and this is every call's backward)
         inner, ds = box
-        got = iter(grad(inner, [d for d, need in zip(ds, needs) if need], g,
-                        retain_graph=True, allow_unused=True))
-        return tuple(next(got) if need else None for need in needs)
+        keys = [edge_of(d) if need else None for d, need in zip(ds, needs)]
+        got = run([edge_of(inner)], [g], True, False,
+                  dict.fromkeys(k for k in keys if k is not None), accumulate_leaves=False)
+        return tuple(None if k is None else got.get(k) for k in keys)
     xs = []
     for x, need, meta in zip(inputs, needs, metas):
         if x is None:
@@ -87,6 +92,8 @@ def _vjp(g, out, *inputs, needs, fn, metas, box):
                 x = empty_strided(meta[0], meta[1], dtype=meta[2]).zero_()
         elif not create:
             x = x.detach()
+        else:  # (a node of its own: its gradient is this input's alone, not also through
+            x = x.view_as(x)  # another input made from it, as `x` itself would get)
         if need and x is not None and not x._requires_grad:
             x = x.detach().requires_grad_()
         xs.append(x)

@@ -247,18 +247,24 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
             f"max_pool{max(nd, 2)}d"
         raise NotImplementedError(f'"{kname}" not implemented for '
                                   f"'{type_name(input.dtype)}'")
+    if nd == 1 and (return_indices or input.requires_grad and grad_mode.state.enabled):
+        # PyTorch runs the 2-d kernel on the input unsqueezed at -2 where it needs the
+        # indices (for them, or for a gradient): its graph shows Unsqueeze, the 2-d node
+        # and Squeeze, and so does this one
+        x = input.unsqueeze(-2)
+        values, index = apply(max_pool_p, x, kernel=(1, kernel[0]), stride=(1, stride[0]),
+                              padding=(0, padding[0]), dilation=(1, dilation[0]),
+                              ceil_mode=ceil_mode)
+        values, index = _laid_out(values, index, True, None,
+                                  x.ndim == 4 and channels_last_like(x), x)
+        return (values.squeeze(-2), index.squeeze(-2)) if return_indices else \
+            values.squeeze(-2)
     values, index = apply(max_pool_p, input, kernel=kernel, stride=stride, padding=padding,
                           dilation=dilation, ceil_mode=ceil_mode)
     # (PyTorch's 2-d and 3-d kernels write channels-last (-3d) results for such inputs; 1-d
-    # pooling runs the 2-d kernel, unsqueezed, where it needs the indices: for them, or for
-    # a gradient; else a 1-d kernel of its own that writes contiguous results)
-    if nd == 1:
-        layout = (return_indices or input.requires_grad and grad_mode.state.enabled) and \
-            channels_last_1d(input)
-    else:
-        layout = input.ndim == nd + 2 and channels_last_like(input)
-    return _laid_out(values, index, return_indices, "SqueezeBackward1" if nd == 1 else None,
-                     layout, input)
+    # pooling without indices or a gradient, a 1-d kernel of its own, contiguous ones)
+    layout = nd > 1 and input.ndim == nd + 2 and channels_last_like(input)
+    return _laid_out(values, index, return_indices, None, layout, input)
 
 
 def _check_output_size(nd: int, input: Tensor, kernel, stride, padding, dilation,

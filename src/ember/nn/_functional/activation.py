@@ -45,6 +45,7 @@ from ...ops.activation import (
     threshold,
     threshold_,
 )
+from ...ops.copy import relaid
 from ...ops.double_backward import double_backward
 from ...ops.glu import glu_halves
 from ...ops.registry import rename_node, shows
@@ -146,8 +147,12 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     nd = input.dim()
     kernel_w = weight if nd == 1 else weight.view(
         tuple(weight.numel() if d == 1 else 1 for d in range(nd)))
-    return double_backward(shows(E.where(input > 0, input, w * input), "PreluKernelBackward0",
-                                 self=input, weight=kernel_w), input, weight)
+    if nd == 0:  # (PyTorch's kernel reads the one slope as a 0-d weight)
+        w = w.reshape(())
+    # (its result is `empty_like(input)`, the kernel writing into it)
+    out = relaid(E.where(input > 0, input, w * input), (input,), "like")
+    return double_backward(shows(out, "PreluKernelBackward0", self=input, weight=kernel_w),
+                           input, weight)
 
 
 def _float_only(input: Tensor, kernel: str) -> None:
@@ -161,8 +166,9 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     lambd = float(scalar_value(lambd, input.dtype))  # (the kernel reads it as the input's type)
     # (PyTorch's node saves the input: an in-place op on it refuses backward; its
     # derivative kernel takes it: a create_graph gradient requires grad, zeros its gradient)
-    return double_backward(shows(E.where((input >= -lambd) & (input <= lambd), 0.0, input),
-                                 "HardshrinkBackward0", lambd=lambd, self=input), input)
+    # (PyTorch's one kernel over the input lays the result out: TensorIterator's)
+    out = relaid(E.where((input >= -lambd) & (input <= lambd), 0.0, input), (input,))
+    return double_backward(shows(out, "HardshrinkBackward0", lambd=lambd, self=input), input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -173,9 +179,9 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if not 0 <= lambd <= top:  # (NaN too; the bounds printed as C++ prints a double)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{type_name(input.dtype)}, but found {lambd:g}")
-    return double_backward(shows(E.where(input > lambd, input - lambd,
-                                         E.where(input < -lambd, input + lambd, 0.0)),
-                                 "SoftshrinkBackward0", lambd=lambd, self=input),
+    out = relaid(E.where(input > lambd, input - lambd,
+                         E.where(input < -lambd, input + lambd, 0.0)), (input,))
+    return double_backward(shows(out, "SoftshrinkBackward0", lambd=lambd, self=input),
                            input)  # (as hardshrink)
 
 
@@ -193,9 +199,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
             raise RuntimeError(f"rrelu: {side} bound must be finite, got {float(v)}")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    # (PyTorch's result, in either mode, is allocated row-major)
     if not training:
-        return _named(leaky_relu(input, (lower + upper) / 2, inplace),
-                      "RreluWithNoiseBackward1" if inplace else "RreluWithNoiseBackward0")
+        if inplace:
+            return _named(leaky_relu(input, (lower + upper) / 2, True), "RreluWithNoiseBackward1")
+        return _named(relaid(leaky_relu(input, (lower + upper) / 2), (input,), "contiguous"),
+                      "RreluWithNoiseBackward0")
     if not input.is_floating_point():
         raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for '
                                   f"'{type_name(input.dtype)}'")
@@ -211,7 +220,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         # (one in-place product: the gradient is the slope drawn, as out of place; a 16-bit
         # input is multiplied in float32 and rounded once, as the kernel does)
         return _named(input.mul_(noise), "RreluWithNoiseBackward1")
-    return _named((input.to(compute) * noise).to(input.dtype), "RreluWithNoiseBackward0")
+    out = relaid((input.to(compute) * noise).to(input.dtype), (input,), "contiguous")
+    return _named(out, "RreluWithNoiseBackward0")
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,

@@ -20,6 +20,7 @@ from ...ops import ctc_loss as ctc_ops
 from ...ops import loss_ops, nn_ops
 from ...ops._arg_parser_text import need_tensors, touch_then_check
 from ...ops._common import has_values, type_name
+from ...ops.copy import relaid
 from ...ops.registry import rename_node
 from .layers import pairwise_distance
 
@@ -75,6 +76,12 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "sum":
         return loss.sum()
     return loss
+
+
+def _reduce_like(loss: Tensor, reduction: str, like: Tensor) -> Tensor:
+    """`_reduce`, an unreduced composite's loss laid out as `empty_like(like)`: the tensor
+    PyTorch's one kernel writes the loss into."""
+    return _reduce(loss, reduction) if reduction != "none" else relaid(loss, (like,), "like")
 
 
 def non_differentiable(fname: str, **args: Tensor | None) -> None:
@@ -314,7 +321,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     log_x = input.log().clamp_min(-100)
     log_1mx = (1 - input).log().clamp_min(-100)
     loss = -(target * log_x + (1 - target) * log_1mx) * weight
-    return _named(_reduce(_in_dtype_of(loss, input), reduction), "BinaryCrossEntropyBackward0")
+    return _named(_reduce_like(_in_dtype_of(loss, input), reduction, input),
+                  "BinaryCrossEntropyBackward0")
 
 
 def _named(out: Tensor, name: str) -> Tensor:
@@ -362,7 +370,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss = (1 - target) * input - log_sig
     if weight is not None:
         loss = loss * weight
-    return _named(_reduce(_in_target_dtype(loss, target), reduction),
+    return _named(_reduce_like(_in_target_dtype(loss, target), reduction, target),
                   "BinaryCrossEntropyWithLogitsBackward0")
 
 
@@ -474,8 +482,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         return loss_ops.pointwise_loss(loss_ops.huber_loss_p, input, target, reduction,
                                        delta=delta)
     _check_weight_size(input, weight)
-    d = (input - target).abs()
-    loss = E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    # (as PyTorch: the unweighted kernel's loss, times the weight)
+    loss = huber_loss(input, target, "none", delta)
     return _reduce(loss * weight, reduction)
 
 
@@ -539,7 +547,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         loss = input - target * (input + eps).log()
     if full:
         stirling = target * target.log() - target + 0.5 * (2 * 3.141592653589793 * target).log()
-        loss = loss + stirling.masked_fill(target <= 1, 0)
+        # (added in place in PyTorch: the loss keeps its layout)
+        loss = relaid(loss + stirling.masked_fill(target <= 1, 0), (loss,), "like")
     return _reduce(loss, reduction)
 
 
@@ -674,7 +683,9 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                            f"target: {target.shape} ")
     # (PyTorch subtracts first, and adds the margin as a float: integer inputs give floats)
     diff = input1 - input2
-    return _reduce((-target * diff + float(margin)).clamp_min(0), reduction)
+    unclamped = -target * diff + float(margin)
+    # (PyTorch clamps in place: the sum's layout)
+    return _reduce(relaid(unclamped.clamp_min(0), (unclamped,), "like"), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
@@ -686,7 +697,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     zeros = E.zeros_like(input)
     # PyTorch fills a tensor like the input with the margin and subtracts the input from
     # it: an integer input keeps its dtype (the margin truncated), a bool one is refused
-    margin_clamp = (E.full_like(input, margin) - input).clamp_min(0)
+    gap = E.full_like(input, margin) - input
+    margin_clamp = relaid(gap.clamp_min(0), (gap,), "like")  # (clamped in place, as there)
     out_margin = E.where(target != 1, margin_clamp, zeros)
     out_self = E.where(target != -1, input, zeros)
     return _reduce(out_margin + out_self, reduction)

@@ -527,9 +527,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
                          f"input (got {dim} dimensions)")  # (PyTorch's spaces)
     if input.numel() == 0:
         return input
-    div = (input * input).unsqueeze(1)
+    div = input * input  # (PyTorch's steps, so the graph shows its nodes)
     if dim == 3:
-        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
         div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
         sizes = input.shape
