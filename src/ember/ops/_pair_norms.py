@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
+from ._fma import fma
 from .binary import binary_p, member
 from .power import _pow_grad_base, _pow_grad_exp, _pow_jvp
 from .reduce import _sum_vjp, reduce_p, reduction
@@ -100,3 +101,67 @@ def p_root(s: Tensor, p: float) -> Tensor:
     if s.dtype.is_floating_point and s.element_size() < 8:
         return c_pow(s.double(), 1.0 / p).to(s.dtype)
     return c_pow(s, 1.0 / p)
+
+
+def _direct_block(u: np.ndarray, v: np.ndarray, p: float, out: np.ndarray) -> None:
+    """`out` (r1 x r2) = the sums of `_cdist_direct` for x1 rows `u` and x2 rows `v`: each
+    term of |u[i, k] - v[j, k]| added in k order, as `in_order_sum` and `squared_sum` add.
+    The differences are made coordinate-major (M x rows x r2), a block of u's rows at a time,
+    so the sum runs down a contiguous M x <= _BLOCK array with no transposed copy and the
+    terms stay in cache."""
+    m, (r1, r2) = u.shape[1], out.shape
+    step = max(1, _BLOCK // max(r2, 1))
+    ut, vt = np.ascontiguousarray(u.T)[:, :, None], v.T[:, None, :]
+    # p = 2: squares rounded over the whole 16-byte chunks, the rest fused (squared_sum)
+    cut = max(m - m % max(1, _CHUNK_BYTES // u.itemsize), 1) if p == 2 else m
+    for i in range(0, r1, step):
+        ui = ut[:, i:i + step]
+        # (in C order: NumPy adds down M in order only along a contiguous array's first dim)
+        d = np.subtract(ui, vt, out=np.empty((m, ui.shape[1], r2), u.dtype))
+        if p == 0:
+            out[i:i + step] = np.count_nonzero(d, axis=0)
+            continue
+        if p == 2:
+            a = np.multiply(d[:cut], d[:cut])
+        else:
+            a = np.abs(d, out=d)
+            if p != 1:  # c_pow's bits, 0 where the difference is 0 (as _cdist_direct)
+                a = np.where(a == 0, 0, _c_pow_kernel(np.where(a == 0, 1, a), p)).astype(
+                    a.dtype, copy=False)
+        rows = out[i:i + step].reshape(-1)
+        if rows.size == 1:
+            rows[0] = np.add.accumulate(a.reshape(-1))[-1]
+        else:
+            np.add.reduce(a.reshape(a.shape[0], -1), axis=0, out=rows)
+        for k in range(cut, m):
+            rows[:] = fma(d[k].reshape(-1), d[k].reshape(-1), rows)
+
+
+def direct_distances(x1: Tensor, x2: Tensor, p: float) -> Tensor | None:
+    """cdist's direct route for any p but inf, for CPU inputs that need no graph:
+    `_cdist_direct`'s bits (p as that reads it), without its passes over the (r1, r2, M)
+    differences, the transposed copy of them and a dozen small ops. None where the batch
+    dims do not broadcast.
+
+    # NOTE: for p = 2 a NaN distance's sign bit can differ from the composite's: NaN + NaN
+    # keeps one operand's sign, and NumPy's vector loop and its tail take different ones,
+    # so it depends on where a pair falls in its block (both differ from PyTorch's NaN
+    # bits in about 1% of NaN results; |d| makes every other p's NaN positive)."""
+    u, v = x1._array(), x2._array()
+    try:
+        batch = np.broadcast_shapes(u.shape[:-2], v.shape[:-2])
+    except ValueError:
+        return None  # (the composite says so in PyTorch's words)
+    u = np.broadcast_to(u, batch + u.shape[-2:]).reshape((-1,) + u.shape[-2:])
+    v = np.broadcast_to(v, batch + v.shape[-2:]).reshape((-1,) + v.shape[-2:])
+    s = np.zeros((u.shape[0], u.shape[1], v.shape[1]), u.dtype)
+    with np.errstate(all="ignore"):  # (inf - inf and overflow: IEEE's NaN and inf, unsaid)
+        for b in range(s.shape[0]):
+            _direct_block(u[b], v[b], p, s[b])
+        if p == 2:
+            s = np.sqrt(s)  # (s >= +0 or NaN: the guarded root's bits)
+        elif p not in (0, 1):  # p_root: C's pow in double, rounded once; 0 kept 0
+            zero = s == 0
+            s = np.where(zero, 0, _c_pow_kernel(np.where(zero, 1, s).astype(np.float64),
+                                                1.0 / p)).astype(s.dtype)
+    return _wrap(s.reshape(batch + s.shape[1:]))

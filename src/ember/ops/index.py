@@ -22,7 +22,6 @@ from ._arg_parser_text import method_aware, need_int, need_tensor
 from ._batching import batch_size, front, loop, pad_front
 from ._common import (
     has_values,
-    index_runs,
     laid_out,
     preserve_copy,
     reduced_float,
@@ -31,6 +30,7 @@ from ._common import (
     write_out,
 )
 from ._dynamic_shape import refuse_batched_mask
+from ._gather_adds import add_merged, add_slices, merged_slots, take
 from ._scatter_native import scatter_add_native
 from .index_key import (
     TENSOR_SLOT,
@@ -105,15 +105,20 @@ def _take_axis(key, idx) -> int | None:
 
 def _index_kernel(a, idx=None, *, key, select=False):
     if select:  # index_select: a 1-D (or 0-d) index along the key's last dim
-        return a.copy() if a.ndim == 0 else np.take(a, idx.reshape(-1), axis=len(key) - 1)
+        return a.copy() if a.ndim == 0 else take(a, idx.reshape(-1), len(key) - 1)
     if idx is None:
         return a[key].copy()  # a basic key makes a view: copy it
     if a.size == 0 and idx.dtype != np.bool_:  # (nothing is read: PyTorch checks no bounds)
         return np.empty(key_shape(a.shape, key, idx.shape), a.dtype)
     axis = _take_axis(key, idx)
     if axis is not None:
-        out = np.take(a, idx, axis=axis)
+        out = take(a, idx, axis)
         return out if a.flags.c_contiguous else _take_layout(a, idx, axis, out)
+    merged = merged_slots(key, idx, a.shape)
+    if merged is not None:
+        axis, shape, flat = merged
+        out = take(a.reshape(shape), flat, axis)
+        return out.reshape(a.shape[:axis] + idx.shape[1:] + a.shape[axis + len(idx):])
     out = a[np_key(key, idx)]  # a fresh array, but NumPy may lay it out transposed
     out = out if out.flags.c_contiguous else np.ascontiguousarray(out)
     if not a.flags.c_contiguous and idx.dtype == np.bool_ and idx.ndim == 1 and \
@@ -273,42 +278,13 @@ def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
         out[npkey] += v  # each position is picked once: nothing to accumulate
     elif accumulate:
         axis = None if idx is None else _take_axis(key, idx)
+        if axis is None and add_merged(out, key, idx, v):
+            return out
         if axis is None or not add_slices(out, axis, idx, v):
             np.add.at(out, npkey[-1] if axis == 0 and out.ndim else npkey, v)
     else:
         out[npkey] = v
     return out
-
-
-def add_slices(out, axis: int, idx, v) -> bool:
-    """out[..., idx[i], ...] += v[..., i, ...] along `axis`, in order: `np.add.at`'s sums
-    and bits where the slices are wide (np.add.at goes element by element: 5-20x slower
-    there). False, doing nothing, where they are not, or one index repeats so often that
-    np.add.at is faster."""
-    width = out.size // max(out.shape[axis], 1)
-    if idx.ndim != 1 or width < 64 or \
-            np.shape(v) != out.shape[:axis] + idx.shape + out.shape[axis + 1:]:
-        return False
-    rows, target = np.moveaxis(v, axis, 0), np.moveaxis(out, axis, 0)
-    if rows.dtype != target.dtype or idx.size < 16:
-        for i, at in enumerate(idx.tolist()):
-            target[at] += rows[i]
-        return True
-    order, ordered, runs = index_runs(np.where(idx < 0, idx + target.shape[0], idx))
-    sizes = np.diff(np.append(runs, idx.size))
-    if sizes.max() > 4096:  # as many adds as one index's repeats: np.add.at's loop is faster
-        return False
-    longest = np.argsort(-sizes, kind="stable")
-    runs, sizes = runs[longest], sizes[longest]
-    sums = target[ordered[runs]]
-    picked = rows[order]
-    # one add per depth: the j-th rows of every run at least j + 1 long (a prefix, the
-    # runs being longest first), each run's rows in order, as the loop over idx adds them
-    live = np.searchsorted(-sizes, -np.arange(sizes[0]), "left")  # runs longer than depth
-    for depth, n in enumerate(live.tolist()):
-        sums[:n] += picked[runs[:n] + depth]
-    target[ordered[runs]] = sums
-    return True
 
 
 def _index_put_meta(x, v, idx=None, *, key, accumulate, shape=None):

@@ -32,10 +32,10 @@ from ._common import (
     write_exact,
     write_out,
 )
+from ._gather_adds import add_slices
 from ._scalar_value import kernel_number, scalar_value
 from ._scatter_native import index_add_native
 from .index import (
-    add_slices,
     check_gather_index,
     gather_p,
     index_p,

@@ -204,7 +204,14 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         num_classes = hi + 1
     elif hi >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return (tensor.unsqueeze(-1) == E.arange(num_classes)).to(E.int64)
+    # Rows of the identity, gathered: one pass over a row-major result, as torch lays its
+    # out (the compare with arange(num_classes) and its cast to int64 made two, laid out
+    # as the input); where the classes outnumber the values, the identity would be the
+    # larger: the compare, then row-major.
+    if num_classes <= tensor.numel():
+        return E.eye(num_classes, dtype=E.int64, device=tensor.device)[tensor]
+    hot = (tensor.unsqueeze(-1) == E.arange(num_classes, device=tensor.device)).to(E.int64)
+    return hot.contiguous()
 
 
 # --- normalisation --------------------------------------------------------------------
