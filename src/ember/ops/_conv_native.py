@@ -142,12 +142,11 @@ def _packed_product(geo: K.Geometry, c: int, o: int) -> bool:
     product (G_PACKED, csrc/conv_columns.c), saving im2col's pass: where that product was
     compiled in (whichever product serves whole matrices), for a product of at least
     PACKED_ROWS output channels by PACKED_DEPTH terms a sum, where gemm.c runs at BLAS's
-    speed; not under
-    deterministic algorithms, which pin BLAS's. Measured on the Intel Xeon (one thread,
-    batch 32, BLAS's time -> packed): 64 -> 128 3x3 stride 2 at 16x16 2.73 -> 2.36 ms,
-    64 -> 32 1.13 -> 0.92, 16 -> 24 0.23 -> 0.19, 128 -> 256 at 16x16 9.8 -> 9.1, 32 -> 64 at
-    32x32 (one sample a product) 2.93 -> 2.91; below the line 16 -> 8 0.13 -> 0.14, 3 -> 32
-    (27 terms) 0.61 -> 0.72, 1 -> 32 (MNIST's first, 9 terms) 0.43 -> 0.60."""
+    speed; not under deterministic algorithms, which pin BLAS's. Measured on the Intel Xeon
+    (one thread, batch 32, BLAS's time -> packed): 64 -> 128 3x3 stride 2 at 16x16 2.73 ->
+    2.36 ms, 64 -> 32 1.13 -> 0.92, 16 -> 24 0.23 -> 0.19, 128 -> 256 at 16x16 9.8 -> 9.1,
+    32 -> 64 at 32x32 (one sample a product) 2.93 -> 2.91; below the line 16 -> 8 0.13 ->
+    0.14, 3 -> 32 (27 terms) 0.61 -> 0.72, 1 -> 32 (MNIST's first, 9 terms) 0.43 -> 0.60."""
     return kernels.own_built() and not deterministic_only() and \
         o // geo.groups >= PACKED_ROWS and c // geo.groups * geo.taps >= PACKED_DEPTH
 
