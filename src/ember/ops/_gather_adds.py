@@ -32,6 +32,11 @@ def take(a: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     # (looking for runs reads idx a few times: worth it where each position copies many)
     if idx.ndim != 1 or idx.size < 2 * _RUN_MIN or a.size < max(4096, _RUN_MIN * n):
         return np.take(a, idx, axis=axis)
+    # (neither end in a run: an index of long runs has its ends in them, and the usual
+    # gather, a batch of shuffled rows, pays two reads here rather than four passes)
+    first, last = idx[:2].tolist(), idx[-2:].tolist()
+    if first[1] - first[0] != 1 and last[1] - last[0] != 1:
+        return np.take(a, idx, axis=axis)
     pos = np.where(idx < 0, idx + n, idx)
     breaks = np.flatnonzero(np.diff(pos) != 1) + 1
     if (breaks.size + 1) * _RUN_MIN > idx.size or pos.min() < 0 or pos.max() >= n:
