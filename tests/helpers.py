@@ -436,6 +436,25 @@ def raised(call, *args, quiet: bool = False):
     return None
 
 
+def refusals_unlike_torch(refusals: dict) -> list[str]:
+    """The calls of `refusals` (name -> call(L)) that ember refuses otherwise than torch
+    (each must be one torch refuses): exception type and message, an "invalid combination"
+    message to its first line (ember may list fewer overloads after it)."""
+    def refusal(call, L):
+        out = raised(call, L, quiet=True)
+        if out is not None and "received an invalid combination" in out[1]:
+            out = (out[0], out[1].split("\n")[0])
+        return out
+
+    wrong = []
+    for name, call in refusals.items():
+        e, t = refusal(call, ember), refusal(call, torch)
+        assert t is not None, f"{name}: torch takes it"
+        if e != t:
+            wrong.append(f"{name}: torch {t}, ember {e}")
+    return wrong
+
+
 def same_result(call, rtol=None, atol=None):
     """`call(L)` gives the same result (type, shape, dtype, values) in ember and torch."""
     out_e = call(ember)

@@ -4,11 +4,10 @@ the one overload a single argument fits or else listing all three; and the bound
 and steps of arange, range, linspace, logspace and eye refused as torch refuses them."""
 
 import pytest
-import torch
 
 import ember
 
-from helpers import raised, same_message, same_result
+from helpers import refusals_unlike_torch, same_message, same_result
 
 ACCEPTED = {
     "bool end": lambda L: L.arange(True),
@@ -75,15 +74,6 @@ def test_refused_in_parser_words(name):
     same_message(REFUSED[name], TypeError)
 
 
-def _refusal(L, call):
-    """(exception type, message) of `call(L)`, an "invalid combination" message cut after
-    its first line (ember may list fewer overloads)."""
-    out = raised(call, L, quiet=True)
-    if out is not None and "received an invalid combination" in out[1]:
-        out = (out[0], out[1].split("\n")[0])
-    return out
-
-
 NAN, INF = float("nan"), float("inf")
 
 # the ranges' bad bounds, counts and steps, each refused with torch's type and words: a
@@ -133,12 +123,7 @@ SPACING_TAKEN = {
 
 def test_spacing_arguments_as_torch(monkeypatch):
     monkeypatch.setattr(ember._names, "prefix", "torch")
-    wrong = []
-    for name, call in SPACING_REFUSALS.items():
-        e, t = _refusal(ember, call), _refusal(torch, call)
-        assert t is not None, f"{name}: torch takes it"
-        if e != t:
-            wrong.append(f"{name}: torch {t}, ember {e}")
+    wrong = refusals_unlike_torch(SPACING_REFUSALS)
     assert not wrong, "\n".join(wrong)
     for call in SPACING_TAKEN.values():
         same_result(call)

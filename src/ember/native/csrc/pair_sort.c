@@ -200,15 +200,15 @@ static void FN(sort)(PAIR *q, int64_t first, int64_t last, int largest) {
 
 typedef struct {
     const scalar_t *x; /* rows of n, contiguous */
-    scalar_t *vals;    /* rows of k */
-    int64_t *idx;
-    int64_t n, k;
+    scalar_t *vals;    /* topk: rows of k (sort: NULL) */
+    int64_t *idx;      /* topk: rows of k; sort: rows of n */
+    int64_t n, k;      /* k == 0: std::sort of whole rows */
     int largest, sorted;
     atomic_int failed; /* set by a task that had no scratch memory */
-} FN(topk_args);
+} FN(rows_args);
 
-static void FN(topk_task)(void *ctx, int64_t lo, int64_t hi) {
-    FN(topk_args) *a = ctx;
+static void FN(rows_task)(void *ctx, int64_t lo, int64_t hi) {
+    FN(rows_args) *a = ctx;
     const int64_t n = a->n, k = a->k;
     const int largest = a->largest;
     PAIR *q = ember_scratch(sizeof(PAIR) * (size_t)n);
@@ -219,6 +219,11 @@ static void FN(topk_task)(void *ctx, int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t *row = a->x + r * n;
         for (int64_t j = 0; j < n; j++) q[j] = (PAIR){row[j], j};
+        if (k == 0) {
+            FN(sort)(q, 0, n, largest);
+            for (int64_t j = 0; j < n; j++) a->idx[r * n + j] = q[j].i;
+            continue;
+        }
         if (k * 64 <= n) {
             FN(partial_sort)(q, 0, k, n, largest);
         } else {
@@ -233,50 +238,27 @@ static void FN(topk_task)(void *ctx, int64_t lo, int64_t hi) {
     ember_scratch_free(q);
 }
 
+static int FN(rows)(FN(rows_args) *a, int64_t rows) {
+    atomic_init(&a->failed, 0);
+    /* (a row's work grows with n: about 64 K comparisons a task) */
+    ember_parallel_for(FN(rows_task), a, rows, EMBER_MAX(1, 65536 / EMBER_MAX(a->n, 1)));
+    return atomic_load(&a->failed);
+}
+
 /* vals, idx (rows, k) = the top k of each row of x (rows, n), 0 < k <= n. Nonzero where a
  * thread had no scratch memory. */
 int FN(ember_topk)(const scalar_t *x, scalar_t *vals, int64_t *idx, int64_t rows, int64_t n,
                    int64_t k, int largest, int sorted) {
-    FN(topk_args) a = {x, vals, idx, n, k, largest, sorted};
-    atomic_init(&a.failed, 0);
-    /* (a row's work grows with n: about 64 K comparisons a task) */
-    ember_parallel_for(FN(topk_task), &a, rows, EMBER_MAX(1, 65536 / EMBER_MAX(n, 1)));
-    return atomic_load(&a.failed);
-}
-
-typedef struct {
-    const scalar_t *x; /* rows of n, contiguous */
-    int64_t *order;    /* rows of n */
-    int64_t n;
-    int descending;
-    atomic_int failed; /* set by a task that had no scratch memory */
-} FN(sort_args);
-
-static void FN(sort_task)(void *ctx, int64_t lo, int64_t hi) {
-    FN(sort_args) *a = ctx;
-    const int64_t n = a->n;
-    PAIR *q = ember_scratch(sizeof(PAIR) * (size_t)n);
-    if (!q) {
-        atomic_store(&a->failed, 1);
-        return;
-    }
-    for (int64_t r = lo; r < hi; r++) {
-        const scalar_t *row = a->x + r * n;
-        for (int64_t j = 0; j < n; j++) q[j] = (PAIR){row[j], j};
-        FN(sort)(q, 0, n, a->descending);
-        for (int64_t j = 0; j < n; j++) a->order[r * n + j] = q[j].i;
-    }
-    ember_scratch_free(q);
+    FN(rows_args) a = {x, vals, idx, n, k, largest, sorted};
+    return FN(rows)(&a, rows);
 }
 
 /* order (rows, n) = the indices of each row of x (rows, n) in the order `std::sort` leaves
  * them, ascending or descending. Nonzero where a thread had no scratch memory. */
 int FN(ember_sort_rows)(const scalar_t *x, int64_t *order, int64_t rows, int64_t n,
                         int descending) {
-    FN(sort_args) a = {x, order, n, descending};
-    atomic_init(&a.failed, 0);
-    ember_parallel_for(FN(sort_task), &a, rows, EMBER_MAX(1, 4096 / EMBER_MAX(n, 1)));
-    return atomic_load(&a.failed);
+    FN(rows_args) a = {x, NULL, order, n, 0, descending, 1};
+    return FN(rows)(&a, rows);
 }
 
 #undef PAIR
