@@ -32,6 +32,7 @@ from ._batching import batch_size, batched
 from ._common import c_type_name, checked_type_name, type_name
 from ._conv_args import _plain as plain_params
 from ._conv_args import given, read_geometry
+from ._parallel import workers  # (torch.get_num_threads())
 from .double_backward import double_backward
 from .reduce import sum_to_size
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, defvjp_joint, rename_node
@@ -491,8 +492,6 @@ def _runs_onednn(x: Tensor, w: Tensor, stride, dilation, groups: int,
     if x._dtype in (dt.float16, dt.bfloat16) and not big_output_padding and (
             _cpu.onednn_fp16() if x._dtype is dt.float16 else _cpu.onednn_bf16()):
         return True
-    from ._parallel import workers  # (torch.get_num_threads())
-
     k = (1,) * max(0, 4 - w.ndim) + tuple(w._shape[2:])
     xs = tuple(x._shape[:2]) + (1,) * max(0, 4 - x.ndim) + tuple(x._shape[2:])
     return x._dtype is dt.float32 and not big_output_padding and (
@@ -556,8 +555,6 @@ def _checked_key(nd: int, x: Tensor, w: Tensor, bias, params: dict) -> tuple | N
         b = (bias._shape, bias._dtype)
     else:
         return None
-    from ._parallel import workers
-
     return (nd, x._shape, x._dtype, xl, w._shape, w._dtype, wl, b, tuple(params.values()),
             workers())
 
