@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._view import broadcast_shapes, numel
-from ._common import broadcast_errors, layout_like, tensoriterator_family
+from ._common import broadcast_errors, layout_like, select, tensoriterator_family
 from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp
 
 pointwise_loss_p = Family("pointwise_loss")
@@ -127,7 +127,7 @@ defvjp(mse_loss_p, _mse_grad, lambda g, out, a, b, **kw: _mse_grad(g, out, b, a,
 
 def _smooth_l1(a, b, *, beta):
     d = np.abs(np.subtract(a, b))
-    return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype)
+    return select(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype, copy=False)
 
 
 def _smooth_l1_slope(a, b, beta):
@@ -154,7 +154,7 @@ defvjp(smooth_l1_loss_p, _smooth_l1_grad,
 
 def _huber(a, b, *, delta):
     d = np.abs(np.subtract(a, b))
-    return np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(d.dtype)
+    return select(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(d.dtype, copy=False)
 
 
 def _huber_grad(g, out, a, b, *, reduction, delta):

@@ -28,7 +28,7 @@ from ._arg_parser_text import (
     need_tensor,
     wrong_type,
 )
-from ._common import MEMBER_LAYOUT, same_meta, type_name, write_out
+from ._common import MEMBER_LAYOUT, same_meta, select, type_name, write_out
 from ._in_float64 import _via64
 from ._rounding import in_16
 from ._size_args import _is_index
@@ -507,9 +507,11 @@ def _nan_to_num_kernel(a, nan=0.0, posinf=None, neginf=None):
     info = dt.finfo(dt.from_numpy(a.dtype))
     hi = np.asarray(info.max if posinf is None else posinf).astype(a.dtype)
     lo = np.asarray(info.min if neginf is None else neginf).astype(a.dtype)
+    if np.isfinite(a).all():  # (the common case: one pass to find nothing to replace)
+        return a.astype(a.dtype)
     # (each element's replacement is chosen from the input: nan=inf leaves an inf there)
-    out = np.where(a == np.inf, hi, np.where(a == -np.inf, lo, a))
-    return np.where(np.isnan(a), np.asarray(nan).astype(a.dtype), out).astype(a.dtype)
+    out = select(a == np.inf, hi, select(a == -np.inf, lo, a))
+    return select(np.isnan(a), np.asarray(nan).astype(a.dtype), out).astype(a.dtype)
 
 
 nan_to_num_p = unary("nan_to_num", _nan_to_num_kernel)
