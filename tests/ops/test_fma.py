@@ -1,6 +1,8 @@
 """ops/_fma.py: NumPy's fused multiply-add, x * y + z rounded once, against the exact value
 (Python's Fraction, rounded by hand) and against the C library's `fma` / `fmaf` (IEEE's
-fused multiply-add, correctly rounded with or without the instruction)."""
+fused multiply-add, correctly rounded with or without the instruction). Each test runs the
+NumPy emulation and, where native kernels are on, the C pass `fma` takes then
+(`_fma_native`)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,21 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from ember import native
 from ember.ops._fma import fma
 
 _LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
 for _name, _t in (("fma", ctypes.c_double), ("fmaf", ctypes.c_float)):
     getattr(_LIBM, _name).argtypes = [_t] * 3
     getattr(_LIBM, _name).restype = _t
+
+
+@pytest.fixture(autouse=True, params=["numpy", "native"])
+def _kernels(request):
+    if request.param == "native" and not native.available():
+        pytest.skip("native kernels unavailable")
+    with native.use(request.param):
+        yield request.param
 
 
 def _libm_fma(x, y, z) -> np.ndarray:
@@ -119,3 +130,19 @@ def test_numbers_are_read_at_the_arrays_dtype_and_broadcast():
 def test_integers_have_no_fused_form():
     with pytest.raises(TypeError, match="no fused multiply-add for int64"):
         fma(np.arange(3), 2, np.arange(3))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_every_broadcast_pattern_is_the_same_bits(dtype, _kernels):
+    """Each operand the result's shape or one number (the C pass's eight loops), and layouts
+    it does not take (a transposed or broadcast row operand: emulated), alike."""
+    x, y, z = _cancelling(1000, dtype, 1.0, seed=5)
+    want_full = _libm_fma(x, y, z)
+    for pattern in range(8):
+        ops = [v if pattern >> (2 - k) & 1 else v[:1] for k, v in enumerate((x, y, z))]
+        want = _libm_fma(*np.broadcast_arrays(*ops))
+        np.testing.assert_array_equal(fma(*ops), want)
+    m = np.stack([x, y]).T  # (1000, 2), strided columns
+    np.testing.assert_array_equal(fma(m[:, 0], m[:, 1], z), want_full)
+    np.testing.assert_array_equal(fma(x.reshape(8, 125), y[:125], z.reshape(8, 125)).ravel(),
+                                  _libm_fma(x, np.tile(y[:125], 8), z))

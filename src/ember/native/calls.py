@@ -64,3 +64,12 @@ def suffix(*arrays) -> str | None:
         if a is not None and a.dtype != arrays[0].dtype:
             return None
     return s
+
+
+def full_or_one(x: np.ndarray, shape: tuple) -> int | None:
+    """How an elementwise kernel reads operand `x` of a result of `shape`: 1 when it is that
+    shape in C order, 0 when it is one element (broadcast over the result), None otherwise
+    (the kernel does not take it)."""
+    if x.shape == shape and x.flags.c_contiguous:
+        return 1
+    return 0 if x.size == 1 and x.ndim <= len(shape) else None

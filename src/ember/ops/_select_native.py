@@ -20,13 +20,6 @@ _UNIT = {4: "select_f32", 8: "select_f64"}
 _ARGS = [calls.P, calls.P, calls.INT, calls.P, calls.INT, calls.P, calls.I64]
 
 
-def _side(x: np.ndarray, shape: tuple) -> int | None:
-    """1 for a full C-order operand, 0 for one element broadcast, None otherwise."""
-    if x.shape == shape and x.flags.c_contiguous:
-        return 1
-    return 0 if x.size == 1 and x.ndim <= len(shape) else None
-
-
 def select_native(cond, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """np.where(cond, a, b) for `a` and `b` of one dtype 4 or 8 bytes wide, or None where
     this layout, dtype or mode is not taken."""
@@ -35,7 +28,7 @@ def select_native(cond, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
             or not cond.flags.c_contiguous or native.mode() != "native"):
         return None
     shape = cond.shape
-    fa, fb = _side(a, shape), _side(b, shape)
+    fa, fb = calls.full_or_one(a, shape), calls.full_or_one(b, shape)
     if fa is None or fb is None:
         return None
     lib = native.library("select")

@@ -17,13 +17,13 @@ def linspace_float(start, end, steps: int, t) -> np.ndarray:
     """linspace in float32 / float64 as PyTorch's CPU kernel computes it, value for value:
     the step in the dtype, the first half counted up from `start` and the second half down
     from `end`, each point one fused multiply-add."""
-    start, end = t(start), t(end)
+    start, end = np.asarray(start, t), np.asarray(end, t)
     step = np.asarray((end - start) / t(steps - 1))
-    i = np.arange(steps)
-    n = len(i)
-    up = fma(np.broadcast_to(step, (n,)), i.astype(t), np.full(n, start))
-    down = fma(np.broadcast_to(-step, (n,)), (steps - 1 - i).astype(t), np.full(n, end))
-    return np.where(i < steps // 2, up, down)
+    half = steps // 2
+    out = np.empty(steps, t)
+    out[:half] = fma(step, np.arange(half, dtype=t), start)
+    out[half:] = fma(-step, np.arange(steps - 1 - half, -1, -1, dtype=t), end)
+    return out
 
 
 def linspace_real(start, end, steps: int, d) -> np.ndarray:

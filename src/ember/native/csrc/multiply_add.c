@@ -69,3 +69,42 @@ EMBER_MADD(addcmul)
 EMBER_MADD(lerp)
 
 #undef EMBER_MADD
+
+/* fma3: out = fma(x, y, z) elementwise, each operand either the result's size (C-order) or
+ * one value broadcast over it (`*_full` = 0): ops/_fma.py's `fma` where native kernels are
+ * on (linspace's and arange's points, batch and layer norm's NumPy steps, the special
+ * functions' polynomials), which NumPy emulates in a dozen passes. One loop per pattern,
+ * so that each one vectorises. */
+typedef struct {
+    const scalar_t *x, *y, *z;
+    scalar_t *out;
+    int pattern; /* x_full << 2 | y_full << 1 | z_full */
+} FN(fma3_args);
+
+#define FMA3_LOOP(X, Y, Z) \
+    for (int64_t i = lo; i < hi; i++) out[i] = EMBER_FMA_T(X, Y, Z)
+
+static void FN(fma3_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(fma3_args) *t = p;
+    const scalar_t *restrict x = t->x, *restrict y = t->y, *restrict z = t->z;
+    scalar_t *restrict out = t->out;
+    const scalar_t x0 = x[0], y0 = y[0], z0 = z[0];
+    switch (t->pattern) {
+    case 7: FMA3_LOOP(x[i], y[i], z[i]); break;
+    case 6: FMA3_LOOP(x[i], y[i], z0); break;
+    case 5: FMA3_LOOP(x[i], y0, z[i]); break;
+    case 4: FMA3_LOOP(x[i], y0, z0); break;
+    case 3: FMA3_LOOP(x0, y[i], z[i]); break;
+    case 2: FMA3_LOOP(x0, y[i], z0); break;
+    case 1: FMA3_LOOP(x0, y0, z[i]); break;
+    default: FMA3_LOOP(x0, y0, z0); break;
+    }
+}
+
+#undef FMA3_LOOP
+
+void FN(fma3)(const scalar_t *x, const scalar_t *y, const scalar_t *z, scalar_t *out,
+              int64_t n, int pattern) {
+    FN(fma3_args) t = {x, y, z, out, pattern};
+    ember_parallel_for(FN(fma3_task), &t, n, 1 << 15);
+}
