@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from ._half_casts import cast, widen
 from ._scalar_value import _F32_MAX, _as_float
 
 
@@ -36,7 +37,7 @@ def in_16(x, d) -> np.ndarray:
     """float32 values rounded to the 16-bit NumPy dtype `d` and read back as float32: one
     operation of a kernel that computes in the 16-bit dtype itself (each of its C++ operators
     converts to float, computes, and rounds back)."""
-    return np.asarray(x, np.float32).astype(d).astype(np.float32)
+    return widen(cast(np.asarray(x, np.float32), np.dtype(d)))
 
 
 def wide(x) -> np.float32:

@@ -33,6 +33,7 @@ from ._common import (
     type_name,
 )
 from ._common import write_out as _write_out
+from ._half_casts import cast, widen
 from ._inplace_kernel import writes_into
 from ._pointwise import (
     batch_pointwise,
@@ -101,9 +102,11 @@ def lowp2(fn):
     def kernel(a, b, **params):
         d = _operand_dtype(a, b)
         if d.itemsize == 2 and d.kind in "fV":
-            a = a.astype(_F32) if isinstance(a, np.ndarray | np.generic) else a
-            b = b.astype(_F32) if isinstance(b, np.ndarray | np.generic) else b
-            return np.asarray(fn(a, b, **params)).astype(d)
+            a = widen(a) if isinstance(a, np.ndarray) else \
+                a.astype(_F32) if isinstance(a, np.generic) else a
+            b = widen(b) if isinstance(b, np.ndarray) else \
+                b.astype(_F32) if isinstance(b, np.generic) else b
+            return cast(np.asarray(fn(a, b, **params)), d)
         return fn(a, b, **params)
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
@@ -129,7 +132,8 @@ defjvp(add_fn, lambda primals, tangents, out: shaped(tangent_sum(*tangents), out
 def _native_twin(name: str):
     """a op b in C (csrc/binary.c): NumPy's IEEE results, split over the kernel threads,
     for two C-contiguous float32 / float64 arrays of one shape and dtype (64K elements or
-    more: the gate at registration); NumPy's ufunc for everything else."""
+    more: the gate at registration), and float16 / bfloat16 ones through float32 (C casts);
+    NumPy's ufunc for everything else."""
     def run(lib, a, b, **params):
         if params or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or \
                 a.dtype != b.dtype or a.shape != b.shape or \
@@ -137,6 +141,10 @@ def _native_twin(name: str):
             return NotImplemented
         sfx = calls.SUFFIX.get(a.dtype)
         if sfx is None:
+            if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
+                # (in float32 and rounded once: the 16-bit result's bits, float32 holding
+                # more than twice its digits; NumPy's 16-bit loops convert per element)
+                return cast(run(lib, widen(a), widen(b)), a.dtype)
             return NotImplemented
         out = np.empty_like(a)
         calls.entry(lib, f"{name}_{sfx}", [calls.P] * 3 + [calls.I64])(

@@ -15,6 +15,7 @@ from .._view import broadcast_shapes, contiguous_strides, like_strides
 from ._arg_parser_text import not_tensor
 from ._common import laid_copy, member_strides, same_meta
 from ._float8 import to_float8
+from ._half_casts import cast
 from .fill import fill_p
 from .registry import (
     Member,
@@ -195,12 +196,12 @@ def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
     if a.dtype.kind not in "fcV" or a.dtype.itemsize <= d.itemsize and d._kind != 1:
         if d.itemsize == 2 and d._kind == 2 and a.dtype.itemsize > 2:
             a = a.astype(np.float32)  # int -> float -> half, as PyTorch converts
-        return a.astype(d.np, order="K")  # nothing to overflow
+        return cast(a, d.np)  # nothing to overflow
     # narrowing floats overflow to inf and float -> int keeps C's result, as in PyTorch
     with np.errstate(over="ignore", invalid="ignore"):
         if d.itemsize == 2 and d._kind == 2 and a.dtype != np.float32:
             a = a.astype(np.float32)
-        return a.astype(d.np, order="K")
+        return cast(a, d.np)
 
 
 def _drops_imaginary(src: dt.dtype, dst: dt.dtype) -> bool:

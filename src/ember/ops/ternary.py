@@ -37,6 +37,7 @@ from ._common import (
     write_out,
 )
 from ._dynamic_shape import refuse_batched
+from ._half_casts import cast, widen
 from ._pointwise import batch_pointwise, shaped, tangent_sum
 from ._scalar_value import (
     _python_number,
@@ -68,8 +69,8 @@ def _lowp(fn):
     def kernel(*arrays, **params):
         d = next(a.dtype for a in arrays if isinstance(a, np.ndarray))
         if d.itemsize == 2 and d.kind in "fV":
-            arrays = [a.astype(_F32) if isinstance(a, np.ndarray) else a for a in arrays]
-            return np.asarray(fn(*arrays, **params)).astype(d)
+            arrays = [widen(a) if isinstance(a, np.ndarray) else a for a in arrays]
+            return cast(np.asarray(fn(*arrays, **params)), d)
         return fn(*arrays, **params)
 
     return kernel

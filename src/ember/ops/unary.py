@@ -29,6 +29,7 @@ from .._tensor import Tensor
 from . import _complex_math
 from ._arg_parser_text import method_aware, need_tensor
 from ._common import same_meta, tensoriterator_family, to_float, type_name, write_out
+from ._half_casts import cast, widen
 from .registry import (
     Family,
     Member,
@@ -55,7 +56,7 @@ def lowp(fn):
     def kernel(a, *args, **params):
         d = a.dtype
         if d.itemsize == 2 and d.kind in "fV":
-            return np.asarray(fn(a.astype(_F32), *args, **params)).astype(d)
+            return cast(np.asarray(fn(widen(a), *args, **params)), d)
         return fn(a, *args, **params)
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
