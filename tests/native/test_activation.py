@@ -26,6 +26,7 @@ def _small_arrays_native_too(monkeypatch):
     """Eager calls send arrays under `_NATIVE_MIN` elements to NumPy; here the C kernel
     takes every size."""
     monkeypatch.setattr(activation, "_NATIVE_MIN", 0)
+    monkeypatch.setattr(activation, "_PIECEWISE_MIN", 0)
     monkeypatch.setattr(activation_backward, "_NATIVE_MIN", 0)
 
 
@@ -100,3 +101,52 @@ def test_relu_and_its_grad_as_torch(dtype, mode):
     assert_bits(xe.grad.numpy(), xt.grad.numpy())
     assert_bits(ye.detach().numpy(), torch.relu(xt).detach().numpy())
     assert_bits(inplace.numpy(), torch.relu(xt).detach().numpy())
+
+
+_PIECEWISE = [  # (member, params): activation.c's `piecewise` kinds
+    (activation.leaky_relu_p, {"negative_slope": 0.01}),
+    (activation.leaky_relu_p, {"negative_slope": -2.5}),
+    (activation.threshold_p, {"threshold": 0.1, "value": -0.0}),
+    (activation.threshold_p, {"threshold": -1, "value": float("nan")}),
+    (activation.hardtanh_p, {"min_val": -1.0, "max_val": 1.0}),
+    (activation.hardtanh_p, {"min_val": 0.0, "max_val": 6.0}),
+    (activation.hardtanh_p, {"min_val": -0.3, "max_val": 0.1}),
+    (activation.hardsigmoid_p, {}),
+    (activation.hardswish_p, {}),
+]
+
+
+@needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_piecewise_activations_are_numpys_bit_for_bit(n_threads):
+    """Each kind against its NumPy twin: sizes 0, 1, odd and past a thread's share, every
+    layout (the others through the chooser), NaN / inf / -0.0 and the kinks (0, +-3, 6)."""
+    lib = native.library("activation")
+    for shape in [(0,), (1,), (7, 9), (3, 1000), (4, 65, 257)]:
+        for dtype in (np.float32, np.float64):
+            x0 = with_specials(np.round(rand_array(shape, np.float64, low=-8, high=8), 1))
+            x0.reshape(-1)[4:10] = [0.0, -3.0, 3.0, 6.0, 0.1, -1.0][: max(x0.size - 4, 0)]
+            x0 = x0.astype(dtype)
+            for prim, params in _PIECEWISE:
+                numpy_k, native_k = native.twins(prim)
+                with np.errstate(all="ignore"):  # (hardswish at -inf: -inf * 0, as eager)
+                    want = numpy_k(x0, **params)
+                with threads(n_threads):
+                    got = native_k(lib, x0, **params)
+                    assert got is not NotImplemented
+                    assert_bits(got, want)
+                    for x in layouts(x0).values():
+                        with np.errstate(all="ignore"):
+                            assert_bits(prim.kernel(x, **params), want)
+
+
+@needs_native
+def test_piecewise_other_dtypes_and_layouts_stay_on_numpy():
+    lib = native.library("activation")
+    g = rand_array((4, 5))
+    for prim, params in _PIECEWISE:
+        native_k = native.twins(prim)[1]
+        assert native_k(lib, g.T, **params) is NotImplemented
+        assert native_k(lib, g.astype(np.float16), **params) is NotImplemented
+    assert native.twins(activation.hardtanh_p)[1](lib, np.arange(-5, 5), min_val=-1,
+                                                  max_val=1) is NotImplemented

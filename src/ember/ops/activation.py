@@ -23,7 +23,7 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from ._arg_parser_text import need_tensor, wrong_type
-from ._common import MEMBER_LAYOUT, bounded
+from ._common import MEMBER_LAYOUT, bounded, select
 from ._scalar_value import kernel_number, real_operand, scalar_value
 from .activation_backward import (  # noqa: F401  (the derivative kernels: re-exported)
     activation_backward_p,
@@ -106,6 +106,34 @@ deflower(relu_p, "({0} < 0 ? ({T})0 : {0})")  # NaN and -0.0 pass through, as np
 defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_output=True)
 defjvp1(relu_p, lambda t, out, x: threshold_grad(t, out, 0))
 
+# The piecewise activations' one C kernel (csrc/activation.c `piecewise`): its kinds, each
+# the NumPy kernel's operations in order, so the same bits in one pass where NumPy makes
+# one to five (a mask, a product, a select).
+_LEAKY, _THRESHOLD, _CLAMP, _HARDSIGMOID, _HARDSWISH = range(5)
+_PIECEWISE_MIN = 1 << 10  # (under it, NumPy's few passes cost less than a ctypes call)
+
+
+def _as_kernel_number(value, d: np.dtype) -> float:
+    """`value` rounded to float32 / float64 `d` as NumPy rounds a number next to an array
+    (exactly representable as the double handed to C, which converts it back exactly)."""
+    return float(kernel_number(value, d))
+
+
+def _piecewise_native(kind: int, lib, a, p: float = 0.0, q: float = 0.0):
+    """The C kernel of `kind` for a contiguous float32 / float64 `a`, else NotImplemented."""
+    sfx = calls.SUFFIX.get(a.dtype)
+    if sfx is None or not a.flags.c_contiguous:
+        return NotImplemented
+    out = np.empty_like(a)
+    calls.entry(lib, f"piecewise_{sfx}", [calls.P, calls.P, calls.I64, calls.INT, calls.F64,
+                                         calls.F64], calls.INT)(
+        calls.ptr(a), calls.ptr(out), a.size, kind, p, q)
+    return out
+
+
+def _register_piecewise(prim: Member, native_kernel) -> None:
+    native.register(prim, "activation", native_kernel, min_size=(globals(), "_PIECEWISE_MIN"))
+
 
 def _no_bool(x, msg: str, name: str) -> None:
     need_tensor(x, name)
@@ -152,6 +180,16 @@ def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
 hardtanh_p = unary("hardtanh", _hardtanh_kernel)
 
 
+def _hardtanh_native(lib, a, min_val=-1.0, max_val=1.0):
+    if a.dtype.kind != "f":
+        return NotImplemented
+    return _piecewise_native(_CLAMP, lib, a, _as_kernel_number(min_val, a.dtype),
+                             _as_kernel_number(max_val, a.dtype))
+
+
+_register_piecewise(hardtanh_p, _hardtanh_native)
+
+
 def _hardtanh_grad(g, out, x, min_val, max_val):
     # NOTE: PyTorch's hardtanh_backward, `x <= min || x >= max ? 0 : g` (a NaN x keeps g; an
     # infinite or NaN g outside gives 0), as two threshold_backward selects, so that the
@@ -192,10 +230,20 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def _threshold_kernel(a, threshold, value):
     # NOTE: PyTorch's `x <= threshold ? value : x`, so a NaN x or threshold keeps x; the
     # threshold compared in float32 for 16-bit floats, the value converted as a Scalar is.
-    return np.where(a <= opmath_threshold(threshold, a.dtype), kernel_number(value, a.dtype), a)
+    return select(a <= opmath_threshold(threshold, a.dtype), kernel_number(value, a.dtype), a)
 
 
 threshold_p = unary("threshold", _threshold_kernel)
+
+
+def _threshold_native(lib, a, threshold, value):
+    if a.dtype.kind != "f":
+        return NotImplemented
+    return _piecewise_native(_THRESHOLD, lib, a, _as_kernel_number(threshold, a.dtype),
+                             _as_kernel_number(value, a.dtype))
+
+
+_register_piecewise(threshold_p, _threshold_native)
 defvjp(threshold_p, lambda g, out, x, threshold, value: threshold_grad(g, x, threshold))
 defjvp1(threshold_p, lambda t, out, x, threshold, value: threshold_grad(t, x, threshold))
 
@@ -238,8 +286,12 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
 
 @lowp
 def _silu_kernel(a):
-    # x / (1 + e^-x), as PyTorch computes it: -0 where e^-x overflows (see _sigmoid_kernel)
-    return a / (1 + np.exp(-a))
+    # x / (1 + e^-x), as PyTorch computes it: -0 where e^-x overflows (see _sigmoid_kernel);
+    # in one temporary (asarray: a 0-d input gives a NumPy scalar)
+    t = np.asarray(np.negative(a))
+    np.exp(t, out=t)
+    np.add(t, 1, out=t)
+    return np.divide(a, t, out=t)
 
 
 silu_p = unary("silu", _silu_kernel)
@@ -272,7 +324,14 @@ def _softplus_kernel(a, beta=1.0, threshold=20.0):
     # NOTE: PyTorch's formula as it is written: exp(z) overflows to inf where z passes exp's
     # range (only with a threshold raised past it: softplus(x, beta=1e30, threshold=1e40)
     # is inf at x = 1 in float64), where the stable max(z, 0) + log1p(exp(-|z|)) is not.
-    return np.where(z > threshold, a, np.log1p(np.exp(z)) / beta)
+    # (one temporary updated in place; beta = 1 skips its product and quotient, exact)
+    one = beta.__class__ in (int, float) and beta == 1
+    z = a if one else a * beta
+    e = np.asarray(np.exp(z))  # (asarray: a 0-d input gives a NumPy scalar)
+    np.log1p(e, out=e)
+    if not one:
+        e = np.divide(e, beta, out=e)
+    return select(z > threshold, a, e)
 
 
 softplus_p = unary("softplus", _softplus_kernel)
@@ -321,10 +380,17 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 @lowp
 def _leaky_relu_kernel(a, negative_slope=0.01):
-    return np.where(a > 0, a, a * negative_slope)
+    return select(a > 0, a, a * negative_slope)
 
 
 leaky_relu_p = unary("leaky_relu", _leaky_relu_kernel)
+
+
+def _leaky_relu_native(lib, a, negative_slope=0.01):
+    return _piecewise_native(_LEAKY, lib, a, _as_kernel_number(negative_slope, a.dtype))
+
+
+_register_piecewise(leaky_relu_p, _leaky_relu_native)
 
 
 def _leaky_relu_grad(g, out, x, negative_slope):
@@ -360,10 +426,14 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
     # NOTE: PyTorch's arithmetic: x * scale, or expm1(x * input_scale) * (alpha * scale) with
     # the coefficients read in the type computed in (float32 for 16-bit floats).
-    # (a * (a <= 0), not minimum(a, 0): elu(-0) is -0, as PyTorch's expm1(-0) * alpha)
+    # (expm1 over every x, kept where x <= 0 or NaN: elu(-0) is -0, as PyTorch's
+    # expm1(-0) * alpha; a product by a constant 1 is skipped, exact)
     t = a.dtype.type
-    neg = np.expm1(a * (a <= 0) * t(input_scale)) * (t(alpha) * t(scale))
-    return np.where(a > 0, a * t(scale), neg)
+    neg = np.asarray(np.expm1(a if input_scale == 1 else a * t(input_scale)))
+    coef = t(alpha) * t(scale)
+    if coef != 1:
+        np.multiply(neg, coef, out=neg)
+    return select(a > 0, a if scale == 1 else a * t(scale), neg)
 
 
 def _elu_grad(g, out, x, alpha, scale, input_scale):
@@ -421,12 +491,21 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 # --- hard approximations ---------------------------------------------------------------
 
+def _relu6_of_x_plus_3(a):
+    """min(max(x + 3, 0), 6) in one fresh array (x + 3 is never -0.0: no tie to order)."""
+    t = np.asarray(np.add(a, 3))  # (asarray: a 0-d input gives a NumPy scalar)
+    np.maximum(t, 0, out=t)
+    return np.minimum(t, 6, out=t)
+
+
 @lowp
 def _hardsigmoid_kernel(a):
-    return np.minimum(np.maximum(a + 3, 0), 6) / 6
+    t = _relu6_of_x_plus_3(a)
+    return np.divide(t, 6, out=t)
 
 
 hardsigmoid_p = unary("hardsigmoid", _hardsigmoid_kernel)
+_register_piecewise(hardsigmoid_p, lambda lib, a: _piecewise_native(_HARDSIGMOID, lib, a))
 # NOTE: PyTorch's backward multiplies by 1/6 rounded to float32, even for float64.
 _ONE_SIXTH_F32 = float(np.float32(1 / 6))
 
@@ -446,16 +525,19 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 @lowp
 def _hardswish_kernel(a):
-    return a * np.minimum(np.maximum(a + 3, 0), 6) / 6
+    t = _relu6_of_x_plus_3(a)
+    np.multiply(a, t, out=t)
+    return np.divide(t, 6, out=t)
 
 
 hardswish_p = unary("hardswish", _hardswish_kernel)
+_register_piecewise(hardswish_p, lambda lib, a: _piecewise_native(_HARDSWISH, lib, a))
 
 
 def _hardswish_grad(g, out, x):
-    # NOTE: PyTorch's backward: 0 below -3, g above 3, g * (x / 3 + 0.5) on [-3, 3] (ends
-    # included).
-    return _where(x < -3, 0.0, _where(x <= 3, g * (x / 3 + 0.5), g))
+    # NOTE: PyTorch's (2.13) backward: 0 up to -3, g * (x / 3 + 0.5) between (ends excluded),
+    # g from 3 and at a NaN x (its scalar loop's; its vectorised one gives NaN there).
+    return _where(x <= -3, 0.0, _where(x < 3, g * (x / 3 + 0.5), g))
 
 
 defvjp(hardswish_p, named_vjp("HardswishBackwardBackward0", _hardswish_grad))

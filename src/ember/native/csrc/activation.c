@@ -1,6 +1,12 @@
-/* activation.c: ReLU, the derivative kernels of activations, and GELU (gelu.h), one pass
- * each. Written once against scalar_t and FN(name); kernels.py compiles it for float and
- * double.
+/* activation.c: ReLU, the piecewise activations (leaky_relu, threshold, hardtanh,
+ * hardsigmoid, hardswish), the derivative kernels of activations, and GELU (gelu.h), one
+ * pass each. Written once against scalar_t and FN(name); kernels.py compiles it for float
+ * and double.
+ *
+ * The piecewise activations are their NumPy twins' operations in the same order (compares,
+ * selects, IEEE products and quotients with every Python number rounded to scalar_t first,
+ * as NumPy rounds a number next to an array), so the same bits; the NumPy kernels select
+ * with masks over whole arrays, a pass or three each, here one.
  *
  * threshold_backward (ReLU's and threshold's derivative): g where x > threshold, else +0.0,
  * so a NaN x keeps g, as PyTorch's `x <= t ? 0 : g` and the NumPy twin's bitwise select;
@@ -55,6 +61,69 @@ static void FN(relu_task)(void *p, int64_t lo, int64_t hi) {
 void FN(relu)(const scalar_t *x, scalar_t *out, int64_t n) {
     FN(relu_args) a = {x, out};
     ember_parallel_for(FN(relu_task), &a, n, 1 << 15);
+}
+
+/* The piecewise activations, one kernel: `kind` picks the formula, p and q its numbers
+ * (already rounded to scalar_t by the caller's conversion), each written as its NumPy twin
+ * in ops/activation.py computes it:
+ *   LEAKY:       x > 0 ? x : x * p                      (np.where(a > 0, a, a * slope))
+ *   THRESHOLD:   x <= p ? q : x                         (np.where(a <= t, value, a))
+ *   CLAMP:       min(max(x, p), q), NaN and ties keep x (np.minimum(q, np.maximum(p, a)))
+ *   HARDSIGMOID: min(max(x + 3, 0), 6) / 6
+ *   HARDSWISH:   x * min(max(x + 3, 0), 6) / 6          (the product, then the quotient)
+ * A loop per kind, so that each vectorises without a branch on `kind` inside; the choices
+ * are ember_math.h's bit-mask picks (a `c ? a : b` lets GCC move hardsigmoid's quotient
+ * into both arms: two divisions a vector instead of one). */
+enum { EMBER_LEAKY, EMBER_THRESHOLD, EMBER_CLAMP, EMBER_HARDSIGMOID, EMBER_HARDSWISH };
+
+typedef struct {
+    const scalar_t *x;
+    scalar_t *out;
+    scalar_t p, q;
+    int kind;
+} FN(piecewise_args);
+
+#ifndef EMBER_PICK_T
+#define EMBER_PICK_T(c, a, b) _Generic((a), float: ember_pickf, default: ember_pick)(c, a, b)
+#endif
+
+static inline scalar_t FN(clamp_one)(scalar_t x, scalar_t lo, scalar_t hi) {
+    const scalar_t t = EMBER_PICK_T(x < lo, lo, x); /* (NaN fails both compares: kept) */
+    return EMBER_PICK_T(t > hi, hi, t);
+}
+
+static void FN(piecewise_task)(void *vp, int64_t lo, int64_t hi) {
+    const FN(piecewise_args) *a = vp;
+    const scalar_t *restrict x = a->x;
+    scalar_t *restrict out = a->out;
+    const scalar_t p = a->p, q = a->q;
+    const scalar_t three = 3, six = 6, zero = 0;
+    switch (a->kind) {
+    case EMBER_LEAKY:
+        for (int64_t i = lo; i < hi; i++) out[i] = EMBER_PICK_T(x[i] > 0, x[i], x[i] * p);
+        break;
+    case EMBER_THRESHOLD:
+        for (int64_t i = lo; i < hi; i++) out[i] = EMBER_PICK_T(x[i] <= p, q, x[i]);
+        break;
+    case EMBER_CLAMP:
+        for (int64_t i = lo; i < hi; i++) out[i] = FN(clamp_one)(x[i], p, q);
+        break;
+    case EMBER_HARDSIGMOID:
+        for (int64_t i = lo; i < hi; i++) out[i] = FN(clamp_one)(x[i] + three, zero, six) / six;
+        break;
+    case EMBER_HARDSWISH:
+        for (int64_t i = lo; i < hi; i++)
+            out[i] = x[i] * FN(clamp_one)(x[i] + three, zero, six) / six;
+        break;
+    }
+}
+
+/* Returns -1 for an unknown kind (nothing written). */
+int FN(piecewise)(const scalar_t *x, scalar_t *out, int64_t n, int kind, double p, double q) {
+    if (kind < EMBER_LEAKY || kind > EMBER_HARDSWISH) return -1;
+    FN(piecewise_args) a = {x, out, (scalar_t)p, (scalar_t)q, kind};
+    ember_parallel_for(FN(piecewise_task), &a, n, 1 << 15);
+    return 0;
 }
 
 /* GELU and its derivative (float32 only; gelu.h, shared with compiled programs' fused
