@@ -2,8 +2,9 @@
 ufuncs, the NumPy twins of ops/binary.py's `add`, `sub`, `mul` and `div`, and against
 torch: one IEEE operation per element, so bit for bit (NaN stays NaN, -0.0 + -0.0 is -0.0,
 -0.0 + 0.0 is +0.0, inf - inf, 0 * inf and 0 / 0 are NaN, x / 0 is an infinity). Operands
-the C kernels do not take (other dtypes, shapes that broadcast, non-contiguous layouts,
-Python numbers) reach NumPy's ufuncs through the chooser, with the same results."""
+the C kernels do not take (other dtypes, non-contiguous layouts, Python numbers, shapes
+that broadcast in more than three groups) reach NumPy's ufuncs through the chooser, with
+the same results; shapes that broadcast in up to three groups take the C forms name3."""
 
 from __future__ import annotations
 
@@ -66,11 +67,40 @@ def test_each_op_is_numpys_bit_for_bit(shape, dtype, n_threads, op):
                 assert_bits(fn.kernel(b, a), ufunc(b0, a0))
 
 
+BROADCASTS = [((7, 9), (9,)), ((7, 9), (7, 1)), ((7, 9), ()), ((2, 3, 4, 5), (3, 1, 1)),
+              ((2, 3, 4, 5), (1, 3, 4, 5)), ((2, 1, 33), (2, 5, 33)), ((3, 1, 70), (1, 5, 1)),
+              ((4, 300), (1, 300)), ((1,), (5, 1)), ((6, 0), (6, 1))]
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_broadcast_forms_are_numpys_bit_for_bit(dtype, n_threads):
+    """A row, a column, a middle (C, 1, 1) bias, a scalar, an outer product's two sides,
+    each operand first and second; a pattern of more than three groups stays NumPy's."""
+    lib = native.library("binary")
+    for sa, sb in BROADCASTS:
+        a = _operands(sa, dtype)[0]
+        b = rand_array(sb, np.float64, seed=2, low=-3, high=3).astype(dtype)
+        b.reshape(-1)[:2] = [-0.0, np.nan][: b.size]
+        for op, (fn, ufunc) in OPS.items():
+            for x, y in ((a, b), (b, a)):
+                with threads(n_threads):
+                    got = native.twins(fn)[1](lib, x, y)
+                if 0 in x.shape or 0 in y.shape:
+                    assert got is NotImplemented
+                    continue
+                assert got is not NotImplemented, (sa, sb, op)
+                assert_bits(got, ufunc(x, y))
+    four = rand_array((2, 3, 4, 5)), rand_array((2, 1, 4, 1))
+    assert binary._rows3(four[0].shape, four[1].shape) is None
+    assert TWINS[1](lib, *four) is NotImplemented
+    assert_bits(add_fn.kernel(*four), np.add(*four))
+
+
 def test_other_operands_stay_on_numpy():
     lib = native.library("binary")
     a = rand_array((4, 5))
     add = TWINS[1]
-    assert add(lib, a, rand_array((1, 5))) is NotImplemented  # broadcast
     assert add(lib, a, a.astype(np.float64)) is NotImplemented  # mixed dtypes
     h = a.astype(np.float16)  # (16-bit floats: through float32, NumPy's bits: test_casts.py)
     assert_bits(add(lib, h, h[::-1].copy()), np.add(h, h[::-1]))

@@ -12,6 +12,8 @@ Tensor go straight to these functions.
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -19,6 +21,7 @@ from .. import _grad_mode as grad_mode
 from .. import native
 from .._core.dispatch import iter_layout
 from .._tensor import Tensor
+from .._view import broadcast_shapes
 from ..native import calls
 from . import _multiply_add as multiply_add
 from ._arg_parser_text import method_aware, need_number, need_tensor, operand_error
@@ -131,21 +134,22 @@ defjvp(add_fn, lambda primals, tangents, out: shaped(tangent_sum(*tangents), out
 
 def _native_twin(name: str):
     """a op b in C (csrc/binary.c): NumPy's IEEE results, split over the kernel threads,
-    for two C-contiguous float32 / float64 arrays of one shape and dtype (64K elements or
-    more: the gate at registration), and float16 / bfloat16 ones through float32 (C casts);
-    NumPy's ufunc for everything else."""
+    for two C-contiguous float32 / float64 arrays of one dtype (64K elements or more: the
+    gate at registration), of one shape or broadcast (`_rows3`), and float16 / bfloat16
+    ones of one shape through float32 (C casts); NumPy's ufunc for everything else."""
     def run(lib, a, b, **params):
         if params or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or \
-                a.dtype != b.dtype or a.shape != b.shape or \
-                not (a.flags.c_contiguous and b.flags.c_contiguous):
+                a.dtype != b.dtype or not (a.flags.c_contiguous and b.flags.c_contiguous):
             return NotImplemented
         sfx = calls.SUFFIX.get(a.dtype)
         if sfx is None:
-            if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
+            if a.dtype.itemsize == 2 and a.dtype.kind in "fV" and a.shape == b.shape:
                 # (in float32 and rounded once: the 16-bit result's bits, float32 holding
                 # more than twice its digits; NumPy's 16-bit loops convert per element)
                 return cast(run(lib, widen(a), widen(b)), a.dtype)
             return NotImplemented
+        if a.shape != b.shape:
+            return _broadcast_native(lib, f"{name}3_{sfx}", a, b)
         out = np.empty_like(a)
         calls.entry(lib, f"{name}_{sfx}", [calls.P] * 3 + [calls.I64])(
             calls.ptr(a), calls.ptr(b), calls.ptr(out), a.size)
@@ -153,6 +157,50 @@ def _native_twin(name: str):
 
     run.__name__ = f"_{name}_native"
     return run
+
+
+def _rows3(a_shape: tuple, b_shape: tuple):
+    """(out shape, (p, q, r), a's strides, b's strides) for C-order `a` op `b` broadcast
+    against each other, the result's dims merged into at most three groups along which
+    each operand is whole or broadcast; None where more groups are needed."""
+    shape = broadcast_shapes(a_shape, b_shape)
+    n = len(shape)
+    sa = (1,) * (n - len(a_shape)) + tuple(a_shape)
+    sb = (1,) * (n - len(b_shape)) + tuple(b_shape)
+    groups: list = []  # [size, a whole, b whole]
+    for size, na, nb in zip(shape, sa, sb):
+        if size == 1:
+            continue
+        kind = (na == size, nb == size)
+        if groups and (groups[-1][1], groups[-1][2]) == kind:
+            groups[-1][0] *= size
+        else:
+            groups.append([size, *kind])
+    if len(groups) > 3:
+        return None
+    groups[:0] = [[1, True, True]] * (3 - len(groups))
+    strides = []
+    for k in (1, 2):
+        st, step = [0, 0, 0], 1
+        for g in (2, 1, 0):
+            if groups[g][k]:
+                st[g], step = step, step * groups[g][0]
+        strides.append(st)
+    return shape, tuple(g[0] for g in groups), strides[0], strides[1]
+
+
+def _broadcast_native(lib, fname: str, a: np.ndarray, b: np.ndarray):
+    """a op b of two C-order arrays of one dtype broadcast against each other (binary.c's
+    name3 forms), or NotImplemented where the shapes need more than three groups."""
+    plan = _rows3(a.shape, b.shape)
+    if plan is None or a.size == 0 or b.size == 0:
+        return NotImplemented
+    shape, (p, q, r), sa, sb = plan
+    out = np.empty(shape, a.dtype)
+    calls.entry(lib, fname, [calls.P, calls.P, calls.P, calls.P, calls.P] + [calls.I64] * 3)(
+        calls.ptr(a), (ctypes.c_int64 * 3)(*sa), calls.ptr(b), (ctypes.c_int64 * 3)(*sb),
+        calls.ptr(out), p, q, r)
+    return out
 
 
 _BINARY_NATIVE_MIN = 1 << 16
