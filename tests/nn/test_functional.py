@@ -172,6 +172,60 @@ def test_dropout_functions_match_torch_under_the_same_seed():
     assert float(F.dropout(x, 1.0).sum()) == 0.0
 
 
+def test_linear_of_a_batch_folds_its_rows_into_one_addmm_as_torch():
+    """An input of 1 or 3+ dims with a bias: views by the view primitive around one addmm
+    (the sizes ints already): torch's values, strides, nodes and gradients; a
+    non-contiguous input stays matmul + add."""
+    w, b = rand_array((5, 4), seed=1), rand_array((5,), seed=2)
+    for shape, make in (((4,), None), ((2, 3, 4), None), ((2, 1, 3, 4), None),
+                        ((0, 4), None), ((3, 2, 4), lambda L, a: a.transpose(0, 1))):
+        x = rand_array(shape, seed=3)
+        got = []
+        for L, F_ in ((ember, F), (torch, TF)):
+            xs = [L.tensor(a, requires_grad=True) for a in (x, w, b)]
+            inp = make(L, xs[0]) if make else xs[0]
+            y = F_.linear(inp, xs[1], xs[2])
+            y.backward(L.ones_like(y))
+            node, chain = y.grad_fn, []
+            while node is not None:
+                chain.append(type(node).__name__)
+                node = next((f for f, _ in node.next_functions if f is not None and
+                             type(f).__name__ != "AccumulateGrad"), None)
+            got.append((y, chain, [a.grad for a in xs]))
+        (ye, ce, ge), (yt, ct, gt) = got
+        assert ce == ct
+        assert_same(ye, yt, rtol=1e-6, atol=1e-6, check_stride=True)
+        for e, t in zip(ge, gt):
+            assert_same(e, t, rtol=1e-5, atol=1e-5)
+
+
+def test_dropout_mask_drawn_scaled_is_torchs_bernoulli_then_division():
+    """F.dropout multiplies by a mask drawn already divided by 1 - p (ops/bernoulli
+    dropout_mask): torch's bits for each dtype and layout, its node and gradient, the
+    generator left where torch leaves it."""
+    x = rand_array((5, 4, 3), low=-2, high=2)
+    for dtype in ("float32", "float64", "float16", "bfloat16"):
+        for p, make in ((0.2, lambda a: a), (0.9, lambda a: a.transpose(0, 2)),
+                        (0.5, lambda a: a[:, 1:])):
+            got, want = [], []
+            for L, out in ((ember, got), (torch, want)):
+                L.manual_seed(4)
+                a = make(L.tensor(x, dtype=getattr(L, dtype))).requires_grad_()
+                y = L.nn.functional.dropout(a, p)
+                y.backward(L.ones_like(y))
+                out += [y, a.grad, L.rand(2), type(y.grad_fn).__name__]
+                b = make(L.tensor(x, dtype=getattr(L, dtype)))
+                L.nn.functional.dropout(b, p, inplace=True)
+                out += [b, L.nn.functional.dropout2d(b.unsqueeze(-1), p), L.rand(2)]
+            for e, t in zip(got, want):
+                if isinstance(t, str):
+                    assert e == t
+                else:
+                    assert_same(e, t, rtol=0, atol=0, check_stride=True)
+    for L in (ember, torch):  # (a complex input: bernoulli's refusal, as torch's)
+        with pytest.raises(NotImplementedError, match="bernoulli_scalar_cpu_"):
+            L.nn.functional.dropout(L.ones(3, dtype=L.complex64), 0.5)
+
 def test_low_precision_norms_round_once_like_torch():
     x = rand_array((4, 64), low=-3, high=3)
     w = rand_array((64,), seed=1)

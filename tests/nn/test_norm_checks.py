@@ -106,6 +106,25 @@ def test_functional_norms_refuse_an_int_normalized_shape(fn):
     assert str(got.value) == str(expected.value)
 
 
+
+def test_normalized_shape_of_plain_ints_is_taken_as_given_and_others_as_torch_reads_them():
+    """A tuple of ints (what the modules pass) skips the argument parser; a list, a Size,
+    bools, floats and tensors still go through it, in torch's words."""
+    for shape in ((3,), [3], ember.Size([3]), (2, 3), (True,), (3.0,), (ember.tensor(3),)):
+        t_shape = torch.Size(shape) if isinstance(shape, ember.Size) else tuple(
+            torch.tensor(3) if isinstance(v, ember.Tensor) else v for v in shape) \
+            if isinstance(shape, tuple) else shape
+        for fn in ("layer_norm", "rms_norm"):
+            try:
+                want = getattr(F, fn)(torch.ones(2, 3), t_shape)
+            except (TypeError, RuntimeError) as e:
+                with pytest.raises(type(e)) as got:
+                    getattr(EF, fn)(ember.ones(2, 3), shape)
+                assert str(got.value) == str(e)
+            else:
+                assert_same(getattr(EF, fn)(ember.ones(2, 3), shape), want)
+    assert norm_checks.normalized_shape_arg("layer_norm", (4, 5)) == (4, 5)
+
 @pytest.mark.parametrize("x_dtype,w_dtype", [("float32", "float64"), ("float64", "float32"),
                                              ("bfloat16", "float32"), ("float32", "bfloat16")])
 def test_rms_norm_with_a_weight_of_another_dtype_keeps_the_input_dtype(x_dtype, w_dtype):

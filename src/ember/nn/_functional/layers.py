@@ -21,12 +21,16 @@ from ...ops._arg_parser_text import need_int, need_tensor, need_tensors, touch_t
 from ...ops._common import c_type_name, type_name
 from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
-from ...ops.bernoulli import bernoulli_noise
+from ...ops.bernoulli import bernoulli_noise, dropout_mask
 from ...ops.composite import pdist
 from ...ops.layer_norm import check_affine as check_layer_norm_affine
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
-from ...ops.registry import rename_node, saves
+from ...ops.norm_plain import batch_norm_eval, batch_norm_eval_affine, normalized
+from ...ops.norm_plain import group_norm as group_norm_plain
+from ...ops.norm_plain import rms_norm as rms_norm_plain
+from ...ops.registry import bind, rename_node, saves
+from ...ops.views import view_, view_p
 from ..attention import SDPBackend, choose_cpu_backend
 from ..attention.bias import CausalBias
 from .norm_checks import (
@@ -66,9 +70,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # As PyTorch: the leading dims fold into the rows of one addmm (a view each way; a
         # 1-D input is one row, so `model(x)` of one sample ends in ViewBackward0 too).
         # (the row count is explicit: -1 is ambiguous when the inner size is 0)
-        rows = math.prod(input.shape[:-1])
-        out = addmm(bias, input.view(rows, input.shape[-1]), weight.t())
-        return out.view(input.shape[:-1] + out.shape[-1:])
+        # (views by their primitive: the sizes are ints already, the views exist)
+        lead = tuple(input._shape[:-1])
+        rows = math.prod(lead)
+        out = addmm(bias, bind(view_p, input, fn=view_, size=(rows, input._shape[-1])),
+                    weight.t())
+        return bind(view_p, out, fn=view_, size=lead + tuple(out._shape[-1:]))
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
@@ -92,19 +99,18 @@ def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: 
         return input
     if p == 1:
         return _multiply(input, E.zeros((), dtype=input.dtype), inplace)
+    if not alpha and not input._dtype.is_complex:  # (complex: bernoulli_noise refuses it)
+        # (the mask drawn already divided by 1 - p: one op, the same values)
+        return _multiply(input, dropout_mask(input, p, feature=feature), inplace)
     # 1 with probability 1 - p, drawn as empty_like(input).bernoulli_(1 - p) draws it (inside
     # vmap: one mask per example or one shared, as vmap's randomness= says)
     noise = bernoulli_noise(input, 1 - p, feature=feature)
     with E.no_grad():
-        if alpha:
-            a_const = 1.7580993408473766
-            a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))
-            b = noise.add(-1).mul_(a_const * a).add_(a_const * a * p)
-            noise.mul_(a)
-        else:
-            noise.div_(1 - p)
-    out = _multiply(input, noise, inplace)
-    return out.add_(b) if alpha else out
+        a_const = 1.7580993408473766
+        a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))
+        b = noise.add(-1).mul_(a_const * a).add_(a_const * a * p)
+        noise.mul_(a)
+    return _multiply(input, noise, inplace).add_(b)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
@@ -275,6 +281,10 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                       optional=("weight",))
     shape = normalized_shape_arg("rms_norm", normalized_shape)
     check_rms_norm_inputs(input, shape, weight)
+    out = rms_norm_plain(input, len(shape), weight, E.finfo(input.dtype).eps if eps is None
+                         and input.dtype.is_floating_point else eps)  # (its kernels)
+    if out is not None:
+        return out
     # (PyTorch's composite returns its result made contiguous: a clone, in the graph too,
     # for an input in another layout)
     return _rms_norm(input, shape, weight, eps).contiguous()
@@ -308,7 +318,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     check_group_norm_affine(input, weight, bias)
     check_affine_dtypes(input, weight, bias)
     check_norm_kernel_dtypes(input, "GroupNormKernelImpl", weight, bias)
-    return _group_norm(input, num_groups, weight, bias, eps)
+    out = group_norm_plain(input, num_groups, weight, bias, eps)  # (its kernels: same bits)
+    return _group_norm(input, num_groups, weight, bias, eps) if out is None else out
 
 
 @_in_float32
@@ -396,12 +407,19 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         return saves(out, running_mean, running_var)
     # Running statistics: one scale and one shift per channel, each a fused multiply-add as
     # PyTorch's kernel: shift = fma(-mean, scale, bias), out = fma(input, scale, shift).
-    scale = (running_var + eps).rsqrt()
-    if weight is not None:
-        scale = scale * weight
-    shift = -running_mean * scale if bias is None else \
-        E.addcmul(bias, running_mean, scale, value=-1)
-    out = E.addcmul(shift.reshape(view), input, scale.reshape(view))
+    # (where nothing could see these ops, they run as kernels on arrays: the same bits)
+    out = batch_norm_eval(input, running_mean, running_var, weight, bias, eps)
+    if out is not None:
+        return out
+    consts = batch_norm_eval_affine(input, running_mean, running_var, weight, bias, eps)
+    if consts is None:
+        scale = (running_var + eps).rsqrt()
+        if weight is not None:
+            scale = scale * weight
+        shift = -running_mean * scale if bias is None else \
+            E.addcmul(bias, running_mean, scale, value=-1)
+        consts = shift.reshape(view), scale.reshape(view)
+    out = E.addcmul(consts[0], input, consts[1])
     fmt = _suggested_format(input)  # (PyTorch's result: row-major or channels-last only)
     if not out.is_contiguous(memory_format=fmt):
         out = out.contiguous(memory_format=fmt)
@@ -460,8 +478,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     """input / max(||input||_p along dim, eps)."""
     if input.__class__ is not Tensor:
         touch_then_check(input, "norm", "normalize")  # (torch's Python calls input.norm first)
-    denom = _norm(input, p, dim, True).clamp_min(eps).expand_as(input)
-    res = input / denom
+    norm = _norm(input, p, dim, True)
+    res = normalized(input, norm, eps) if out is None else None  # (its kernels: same bits)
+    if res is not None:
+        return res
+    res = input / norm.clamp_min(eps).expand_as(input)
     if out is not None:
         out.copy_(res)
         return out

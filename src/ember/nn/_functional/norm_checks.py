@@ -51,6 +51,8 @@ def check_instance_norm_affine(input: Tensor, weight: Tensor | None, bias: Tenso
 def normalized_shape_arg(fname: str, normalized_shape) -> tuple[int, ...]:
     """`normalized_shape` as a tuple. The functional forms take a sequence only: PyTorch's
     argument parser refuses a bare int (the module classes wrap one themselves)."""
+    if normalized_shape.__class__ is tuple and all(v.__class__ is int for v in normalized_shape):
+        return normalized_shape  # (the modules' own: nothing to convert or refuse)
     return int_list((normalized_shape,), fname, "normalized_shape", 2, method=False)
 
 
