@@ -13,8 +13,10 @@ import builtins
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
 from .._view import index_value, wrap_dim
+from . import reduce as _reduce
 from ._arg_parser_text import (
     ABSENT,
     is_int_arg,
@@ -27,6 +29,7 @@ from ._batching import front
 from ._common import along, type_name, write_exact, write_out
 from ._out_checks import _exact_namedtuple, check_same_as_input
 from .reduce import (
+    _LOW,
     _axis,
     amax_vjp,
     c_order,
@@ -38,6 +41,7 @@ from .reduce import (
     one_dim,
     pick_p,
     picker,
+    reduce_lines,
     reduce_p,
     reduced_shape,
     reduction,
@@ -66,12 +70,40 @@ def _extremum_kernel(largest: bool):
                 if a.shape[d] == 0:
                     raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
                                      "size.")
-        return np.asarray(along(fn, a, _axis(a, dims), keepdim))
+        axis = _axis(a, dims)
+        r = np.asarray(along(fn, a, axis, keepdim))
+        floating = a.dtype.kind == "f" or a.dtype in _LOW
+        return _signed_zeros(r, a, axis, keepdim, largest) if floating else r
 
     kernel.__name__ = f"_{name}_kernel"
     return kernel
 
 
+def _signed_zeros(r, a, axis, keepdim: bool, largest: bool):
+    """`r` with each zero signed as IEEE 754-2019's maximum (+0.0 if any element is +0.0)
+    or minimum (-0.0 if any is -0.0). NOTE: np.maximum.reduce picks between 0.0 and -0.0 by
+    its vector lanes, which differ from CPU to CPU (as PyTorch's do); this rule is one
+    answer everywhere, and the one the native kernel (csrc/reduce.c) gives."""
+    zero = r == 0
+    if not zero.any():
+        return r
+    other = (a == 0) & (np.signbit(a) != largest)  # (a +0.0 for a maximum, -0.0 for a minimum)
+    found = np.asarray(np.any(other, axis=axis, keepdims=keepdim))
+    sign = np.where(found, not largest, largest)  # (the sign bit each zero takes)
+    r = np.array(r)
+    r[zero] = np.where(sign[zero], -0.0, 0.0).astype(r.dtype)
+    return r
+
+
+def _extremum_native(largest: bool):
+    """amax's or amin's native twin (csrc/reduce.c): the same value, zeros signed as
+    `_signed_zeros` signs them. Where the reduced dims lead in memory (one line, or rows of
+    one block) NumPy streams them through its vector max as fast: its kernel runs there."""
+    def kernel(lib, a, *, dims, keepdim):
+        return reduce_lines(lib, a, dims, keepdim, "max" if largest else "min", outer_min=2)
+
+    kernel.__name__ = "_amax_native" if largest else "_amin_native"
+    return kernel
 
 
 def extremum_jvp(primals, tangents, out, *, dims, keepdim):
@@ -85,6 +117,9 @@ AMAX = reduction("amax", _extremum_kernel(True))
 AMIN = reduction("amin", _extremum_kernel(False))
 MAX_ALL = reduction("max", _extremum_kernel(True), grad_name="MaxBackward1")
 MIN_ALL = reduction("min", _extremum_kernel(False), grad_name="MinBackward1")
+for _m in (AMAX, AMIN, MAX_ALL, MIN_ALL):
+    native.register(_m, "reduce", _extremum_native(_m in (AMAX, MAX_ALL)),
+                    min_size=(vars(_reduce), "_NATIVE_MIN"))
 for _m in (AMAX, AMIN):
     defvjp(_m, amax_vjp, save_output=True)
     defjvp(_m, extremum_jvp)

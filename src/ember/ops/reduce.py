@@ -3,7 +3,9 @@
 
 `dim` may be an int, a tuple or None; `keepdim` keeps reduced dims as size 1.
 `dtype=` casts the input first, as PyTorch does. float16 / bfloat16 accumulate in
-float32 and round once, as PyTorch's CPU kernels do.
+float32 and round once, as PyTorch's CPU kernels do. float32 / float64 sums, means and
+products over one run of dims in memory order have C twins (csrc/reduce.c, through
+`reduce_lines`, which amax / amin, vector_norm and logsumexp use too) with NumPy's bits.
 
 Two families hold this area's math (and the modules above add members to them):
 
@@ -43,7 +45,15 @@ from ._arg_parser_text import (
     wrong_type,
 )
 from ._batching import front
-from ._common import along, c_type_name, cast_input, type_name, write_out
+from ._common import (
+    _MANY_ROWS,
+    _SHORT_ROW,
+    along,
+    c_type_name,
+    cast_input,
+    type_name,
+    write_out,
+)
 from ._return_types import as_namedtuple, return_type  # noqa: F401 (imported from here)
 from ._size_args import dims_one_by_one
 from .registry import (
@@ -66,6 +76,8 @@ _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
 def norm_dims(dim, ndim: int) -> tuple[int, ...]:
     """Reduced dims as a sorted tuple; None or () means every dim."""
+    if dim.__class__ is int and -ndim <= dim < ndim:  # (the common call: one dim, in range)
+        return (dim + ndim if dim < 0 else dim,)
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (tuple, list)):
@@ -231,29 +243,84 @@ def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
     return expand_back(g, in_shape, dims, keepdim)
 
 
-def _column_sums_native(lib, a, *, dims, keepdim):
-    """A sum over the leading dims of a C-order float array of at least two columns (a
-    bias's gradient) in C (csrc/reduce.c): NumPy's order for that layout, so its bits,
-    on the kernel threads. Anything else: NumPy's."""
-    k = len(dims)
-    sfx = calls.suffix(a)
-    if not 0 < k < a.ndim or tuple(dims) != tuple(range(k)) or sfx is None or \
-            not a.flags.c_contiguous:
-        return NotImplemented
+# csrc/reduce.c's op codes (its OP_* enum, in order)
+_REDUCE_OPS = {op: i for i, op in enumerate(
+    ("sum", "mean", "prod", "sum_abs", "norm2", "max", "min", "max_abs", "min_abs"))}
+
+
+def _as_lines(a, dims, outer_min: int = 1):
+    """(`a` in C order, the permutation that made it so or None, outer, n, inner) when the
+    reduced `dims` are one run of dims of a C-order array (or of a permuted one, read in
+    memory order) with at least `outer_min` blocks of them: the (outer, n, inner) form
+    csrc/reduce.c reduces; else None."""
+    if a.ndim == 0 or a.size == 0:
+        return None
+    perm = None
     shape = a.shape
-    rows, cols = math.prod(shape[:k]), math.prod(shape[k:])
-    if rows == 0 or cols < 2:
-        return NotImplemented  # (one column: NumPy sums it pairwise, not row by row)
-    out = np.empty(shape[k:], a.dtype)
-    calls.entry(lib, f"column_sums_{sfx}", [calls.P, calls.P, calls.I64, calls.I64])(
-        calls.ptr(a), calls.ptr(out), rows, cols)
-    return out.reshape((1,) * k + shape[k:]) if keepdim else out
+    if not a.flags.c_contiguous:
+        # (a permutation of a C-order array, e.g. a transposed matrix: its dims in memory
+        # order, as NumPy's reduction walks it)
+        nd = a.ndim
+        if a.flags.f_contiguous:
+            perm = range(nd - 1, -1, -1)
+            dims = sorted(nd - 1 - d for d in dims)
+            shape = shape[::-1]
+        else:
+            perm = sorted(range(nd), key=lambda d: -a.strides[d])
+            dims = sorted(perm.index(d) for d in dims)
+            shape = tuple(shape[d] for d in perm)
+    k0, k1 = dims[0], dims[-1] + 1
+    outer = math.prod(shape[:k0]) if k0 else 1
+    if k1 - k0 != len(dims) or outer < outer_min:
+        return None
+    if perm is not None:
+        a = a.transpose(perm)
+        if not a.flags.c_contiguous:
+            return None
+    return a, perm, outer, math.prod(shape[k0:k1]), math.prod(shape[k1:])
+
+
+def reduce_lines(lib, a, dims, keepdim: bool, op: str, outer_min: int = 1):
+    """`a` reduced over `dims` by csrc/reduce.c's `op` (a key of _REDUCE_OPS), for a float32
+    / float64 `a` whose reduced dims are one run in memory order, with at least `outer_min`
+    blocks of them; else NotImplemented."""
+    sfx = calls.SUFFIX.get(a.dtype)
+    got = None if sfx is None else _as_lines(a, dims, outer_min)
+    if got is None:
+        return NotImplemented
+    c, perm, outer, n, inner = got
+    out = np.empty(outer * inner, a.dtype)
+    calls.entry(lib, f"ember_reduce_{sfx}", [calls.P, calls.P, calls.I64, calls.I64,
+                                             calls.I64, calls.INT])(
+        calls.ptr(c), calls.ptr(out), outer, n, inner, _REDUCE_OPS[op])
+    if perm is not None:  # (the result's dims in memory order, back to the input's)
+        kept_perm = [d for d in perm if d not in dims]
+        out = out.reshape([a.shape[d] for d in kept_perm])
+        out = np.ascontiguousarray(out.transpose(np.argsort(kept_perm)))
+    return out.reshape(reduced_shape(a.shape, dims, keepdim))
+
+
+def _reduce_native(op: str):
+    """The native twin (csrc/reduce.c) of the sum, mean or prod kernel: NumPy's order of
+    operations for the layout, so its bits (`reduce_lines`)."""
+    def kernel(lib, a, *, dims, keepdim):
+        if op == "prod" and math.prod(n for d, n in enumerate(a.shape) if d not in dims) == 1:
+            return NotImplemented  # (one product in order: one chain, as fast in NumPy)
+        if (op != "prod" and a.ndim >= 2 and dims == (a.ndim - 1,)
+                and 8 <= a.shape[-1] <= _SHORT_ROW and a.size >= _MANY_ROWS * a.shape[-1]
+                and a.flags.c_contiguous):
+            return NotImplemented  # (`along` sums these short rows down columns, in order)
+        return reduce_lines(lib, a, dims, keepdim, op)
+
+    kernel.__name__ = f"_{op}_native"
+    return kernel
 
 
 SUM = reduction("sum", _sum_kernel, grad_name="SumBackward0", ordered=True)  # everything
 SUM_DIMS = reduction("sum_dims", _sum_kernel, grad_name="SumBackward1", ordered=True)
-_COLUMN_SUMS_MIN = 1 << 14  # fewer elements: NumPy's one call costs less than the C call's setup
-native.register(SUM_DIMS, "reduce", _column_sums_native, min_size=(globals(), "_COLUMN_SUMS_MIN"))
+_NATIVE_MIN = 1 << 12  # fewer elements: NumPy's one call costs less than the C call's setup
+for _m in (SUM, SUM_DIMS):
+    native.register(_m, "reduce", _reduce_native("sum"), min_size=(globals(), "_NATIVE_MIN"))
 for _m in (SUM, SUM_DIMS):
     defvjp(_m, _sum_vjp, reads=((),), in_shape=True)
     deflinear(_m)
@@ -385,6 +452,7 @@ def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
 MEAN = reduction("mean", _mean_kernel, grad_name="MeanBackward0", ordered=True)  # everything
 MEAN_DIMS = reduction("mean_dims", _mean_kernel, grad_name="MeanBackward1", ordered=True)
 for _m in (MEAN, MEAN_DIMS):
+    native.register(_m, "reduce", _reduce_native("mean"), min_size=(globals(), "_NATIVE_MIN"))
     defvjp(_m, _mean_vjp, reads=((),), in_shape=True)
     deflinear(_m)
 
@@ -483,6 +551,7 @@ PROD_DIM = reduction("prod_dim", _prod_kernel, grad_name="ProdBackward1")
 for _m in (PROD, PROD_DIM):
     # (the rule reads no result, but PyTorch's prod_backward does, so its node saves the
     # result: an in-place op on it makes backward raise there, and here too)
+    native.register(_m, "reduce", _reduce_native("prod"), min_size=(globals(), "_NATIVE_MIN"))
     defvjp(_m, _prod_vjp, save_output=True)
     defjvp(_m, _prod_jvp)
 

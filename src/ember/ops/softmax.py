@@ -25,11 +25,21 @@ from .. import native
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..native import calls
+from . import reduce as _reduce
 from ._arg_parser_text import method_aware, need_dims, need_dtype, need_int, wrong_type
 from ._batching import front
 from ._common import along, row_sums, to_float, type_name, write_exact, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
-from .reduce import _LOW, expand_back, norm_dims, reduce_p, reduction
+from .reduce import (
+    _LOW,
+    _reduce_native,
+    expand_back,
+    norm_dims,
+    reduce_lines,
+    reduce_p,
+    reduced_shape,
+    reduction,
+)
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, keep_given
 
 
@@ -492,7 +502,31 @@ def _logsumexp_jvp(primals, tangents, out, *, dims, keepdim):
     return (t * w).sum(dims, keepdim=keepdim)
 
 
+def _logsumexp_native(lib, a, *, dims, keepdim):
+    """logsumexp with its two reductions, the max and the sum of the exponentials, in C
+    (csrc/reduce.c) and the NumPy kernel's subtract, exp and log between them: that
+    kernel's bits (a max is exact, and the sign of a zero max cannot reach the result).
+    C-order inputs only: for others NumPy's sum comes out strided, and np.log of a strided
+    array runs another loop than of a contiguous one, with other bits."""
+    if a.dtype not in calls.SUFFIX or not a.flags.c_contiguous:
+        return NotImplemented
+    m = reduce_lines(lib, a, dims, True, "max")
+    if m is NotImplemented:
+        return NotImplemented
+    m = np.where(np.isfinite(m), m, 0).astype(a.dtype)
+    shifted = np.subtract(a, m)
+    np.exp(shifted, out=shifted)
+    total = _reduce_native("sum")(lib, shifted, dims=dims, keepdim=True)
+    if total is NotImplemented:  # (the short rows `along` sums down columns)
+        total = along(np.add.reduce, shifted, dims, True)
+    np.log(total, out=total)
+    total += m
+    return total if keepdim else total.reshape(reduced_shape(a.shape, dims, False))
+
+
 LOGSUMEXP = reduction("logsumexp", _logsumexp_kernel)
+native.register(LOGSUMEXP, "reduce", _logsumexp_native,
+                min_size=(vars(_reduce), "_NATIVE_MIN"))
 defvjp(LOGSUMEXP, _logsumexp_vjp, save_output=True)
 defjvp(LOGSUMEXP, _logsumexp_jvp)
 

@@ -21,11 +21,13 @@ import sys
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._layout import strided
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense
 from ..amp.autocast_mode import autocast_op
 from . import _complex_math, _stl_sort
+from . import reduce as _reduce
 from ._arg_parser_text import (
     ABSENT,
     invalid_combination,
@@ -51,6 +53,7 @@ from .reduce import (
     one_dim,
     pick_p,
     picker,
+    reduce_lines,
     reduce_p,
     reduced_shape,
     reduction,
@@ -162,7 +165,18 @@ def _vnorm_jvp(primals, tangents, out, *, ord, dims, keepdim):
     return prod.sum(dims, keepdim=keepdim)
 
 
+_NORM_OPS = {1.0: "sum_abs", 2.0: "norm2", math.inf: "max_abs", -math.inf: "min_abs"}
+
+
+def _vnorm_native(lib, a, *, ord, dims, keepdim):
+    """vector_norm of ord 1, 2 or +-inf in one pass (csrc/reduce.c): the values the NumPy
+    kernel reduces (|v|, or v * v: |v| * |v| to the bit), in its order, so its bits."""
+    op = _NORM_OPS.get(ord)
+    return NotImplemented if op is None else reduce_lines(lib, a, dims, keepdim, op)
+
+
 VECTOR_NORM = reduction("linalg_vector_norm", _vnorm_kernel, _real_meta)
+native.register(VECTOR_NORM, "reduce", _vnorm_native, min_size=(vars(_reduce), "_NATIVE_MIN"))
 defvjp(VECTOR_NORM, _vnorm_vjp, save_output=True)
 defjvp(VECTOR_NORM, _vnorm_jvp)
 
