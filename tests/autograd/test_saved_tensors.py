@@ -469,10 +469,6 @@ KNOWN = {
                      "counters of their own: an in-place op on an operand goes unnoticed and "
                      "backward reads the new values (a wrong gradient); ember refuses",
     ("kron", "in1"): "as kron in0",
-    ("unfold", "in0"): "ember composes unfold from a convolution with a constant 0/1 weight, "
-                       "whose node keeps its input as PyTorch's convolution does; PyTorch's "
-                       "im2col keeps nothing (ember refuses where PyTorch would train)",
-    ("fold", "in0"): "as unfold in0 (col2im, composed from a transposed convolution)",
 }
 
 

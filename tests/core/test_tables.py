@@ -75,7 +75,7 @@ def test_the_inventory_script_prints_the_count_and_the_fused_list():
     count = int(re.match(r"(\d+) primitives", out.stdout).group(1))  # (this process may
     # (the core's, as test_the_primitive_set_is_small counts them: the script imports no
     # MLX face)
-    assert count <= len(primitives) and count <= 113  # hold primitives that tests defined)
+    assert count <= len(primitives) and count <= 115  # hold primitives that tests defined)
     assert re.search(rf"vjp +{count} / {count}", out.stdout)
     assert f"{len(FUSED)} fused primitives:" in out.stdout
     assert "native_layer_norm" in out.stdout
@@ -123,7 +123,10 @@ def test_the_primitive_set_is_small():
     # VJP is PyTorch's Frechet rule, exp of a block matrix, where differentiating its Taylor
     # polynomial is off by ~1e-4; sparse_mul is SparseCPU's mul, whose result pattern (an
     # intersection, or one operand's uncoalesced entries) no dense primitive gives; lstm_cell
-    # is nn.LSTM's step, fused for speed, bit for bit its composite)
-    assert len([p for p in primitives if not p.name.startswith("mlx_")]) <= 113
+    # is nn.LSTM's step, fused for speed, bit for bit its composite; im2col / col2im are
+    # F.unfold / F.fold, each the other's gradient: their composites, a grouped convolution
+    # with one-hot weights, made NaN of an inf and lost -0.0, and a gather's backward, an
+    # index_add over every tap, took three times theirs)
+    assert len([p for p in primitives if not p.name.startswith("mlx_")]) <= 115
     families = {p.name: len(p.members) for p in primitives if isinstance(p, Family)}
     assert families.get("unary", 0) >= 60 and families.get("binary", 0) >= 15

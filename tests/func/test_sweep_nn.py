@@ -134,7 +134,8 @@ CASES = [
          [(3, 4), (3, 4)], vmap="torch's gaussian_nll_loss branches on any(var < 0): "
          "data-dependent control flow, refused by vmap in both frameworks"),
     Case("pixel_shuffle_fold", lambda m, x: (
-        _F(m).pixel_shuffle(x, 2), _F(m).unfold(x, 2), _F(m).interpolate(x, scale_factor=2),
+        _F(m).pixel_shuffle(x, 2), _F(m).unfold(x, 2), _F(m).fold(x.reshape(1, 4, 6), (3, 4), 2),
+        _F(m).interpolate(x, scale_factor=2),
         _F(m).interpolate(x, size=(3, 5), mode="bilinear")), [(1, 4, 2, 3)]),
     Case("native_channel_shuffle", lambda m, x: (_F(m).native_channel_shuffle(x, 2),
                                                  _F(m).channel_shuffle(x, 2)), [(2, 4, 3)],

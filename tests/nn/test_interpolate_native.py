@@ -7,6 +7,8 @@ products in output order, as the gathers' VJP); the others' NumPy path is a matr
 few float32 ulps of the sums. One and two threads give the same bits.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,46 @@ def test_double_backward_and_layout():
     np.testing.assert_allclose(gx.detach().numpy(), g0.detach().numpy(), rtol=1e-12,
                                atol=1e-12)
     np.testing.assert_allclose(ggx.numpy(), gg0.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_a_kept_plan_gives_the_full_paths_bits_node_and_gradient():
+    # A row-major float call keeps its checked passes and taps by the call's key
+    # (interpolate.py): its second call, with no grad wanted (the passes on the array) or
+    # with grad (the passes' node), must give what the full path gives the same values laid
+    # out otherwise (a strided view: no plan) bit for bit, and torch's node and strides.
+    torch = pytest.importorskip("torch")
+    gen = np.random.default_rng(4)
+    for (mode, shape, kw), dt in zip(_CASES, [E.float32, E.float64] * len(_CASES)):
+        a = gen.standard_normal(shape)
+        a.reshape(-1)[gen.integers(a.size)] = np.inf
+        other = E.tensor(np.repeat(a, 2, axis=-1), dtype=dt)[..., ::2]  # (a's values)
+        with E.no_grad():
+            want = F.interpolate(other, mode=mode, **kw)
+        ref = torch.nn.functional.interpolate(torch.tensor(a).requires_grad_(), mode=mode,
+                                              **kw)
+        makes = (lambda a=a, dt=dt: E.tensor(a, dtype=dt),  # (over a storage, fresh, offset)
+                 lambda a=a, dt=dt: E.tensor(a, dtype=dt).clone(),
+                 lambda a=a, dt=dt: E.tensor(np.stack([a, a]), dtype=dt)[1])
+        for make, _ in itertools.product(makes, range(2)):
+            what = f"{mode} {shape} {kw} {dt}"
+            y = F.interpolate(make(), mode=mode, **kw)
+            np.testing.assert_array_equal(y.numpy(), want.numpy(), err_msg=what)
+            assert y.stride() == ref.stride() and y.grad_fn is None, what
+            x, xo = make().requires_grad_(), other.detach().requires_grad_()
+            y, yo = F.interpolate(x, mode=mode, **kw), F.interpolate(xo, mode=mode, **kw)
+            np.testing.assert_array_equal(y.detach().numpy(), want.numpy(), err_msg=what)
+            assert y.grad_fn.name() == yo.grad_fn.name() == ref.grad_fn.name(), what
+            for attr in dir(ref.grad_fn):
+                if attr.startswith("_saved_"):
+                    assert getattr(y.grad_fn, attr) == getattr(ref.grad_fn, attr), (what, attr)
+            g = E.tensor(gen.standard_normal(tuple(y.shape)), dtype=dt)
+            y.backward(g)
+            yo.backward(g)
+            np.testing.assert_array_equal(x.grad.numpy(), xo.grad.numpy(), err_msg=what)
+    # a refused call is refused each time; a kept plan is not another shape's
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="should be greater than 0"):
+            F.interpolate(E.ones(1, 2, 3), size=0)
+    F.interpolate(E.ones(1, 2, 4), size=3)
+    with pytest.raises(NotImplementedError, match="needs 4D input"):
+        F.interpolate(E.ones(1, 2, 4), size=3, mode="bilinear")

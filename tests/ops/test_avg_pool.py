@@ -180,3 +180,115 @@ def test_double_backward_requires_grad_with_zero_second_order():
                 v, size=size, mode="area"), shape, False),
         ]
     check_double_backward(cases)
+
+
+def _layouts(shape, dtype):
+    """(name, ember tensor, torch tensor) over one set of values in several layouts: a
+    fresh kernel result, a tensor over a storage, a row-major view at an offset, and the
+    layouts a plain call leaves to the composite (channels-last, transposed)."""
+    x = _data(shape, dtype)
+    big = _data((2,) + shape, dtype)
+    big[1] = x
+    yield "storage", ember.tensor(x), torch.tensor(x)
+    yield "fresh", ember.tensor(x) * 1, torch.tensor(x) * 1
+    yield "offset view", ember.tensor(big)[1], torch.tensor(big)[1]
+    if len(shape) == 4:
+        yield "channels-last", ember.tensor(x).contiguous(memory_format=ember.channels_last), \
+            torch.tensor(x).contiguous(memory_format=torch.channels_last)
+    xs = np.ascontiguousarray(x.swapaxes(-1, -2))  # (x's values, its last two dims swapped)
+    yield "transposed", ember.tensor(xs).transpose(-1, -2), torch.tensor(xs).transpose(-1, -2)
+
+
+_PLANNED = [(f"avg_pool{c[0]}d", c[0], c[1:6]) for c in _CASES if c[6] is None] + [
+    (f"adaptive_avg_pool{nd}d", nd, (size,))
+    for nd, size in ((1, 3), (2, (2, 3)), (2, (3, 1)), (3, (2, 1, 3)))]
+
+
+def test_a_plain_call_is_the_composites_bits_and_layout():
+    # A call with no graph to record runs the composite's kernels on the arrays directly,
+    # its checks kept by the call's key (ops/avg_pool.py): the values must be the
+    # composite's (a call whose input requires grad) and torch's, bit for bit, the strides
+    # torch's, in both kernel modes and on the second call (the kept plan) as on the first.
+    calls = _PLANNED
+    modes = ["numpy"] + (["native"] if native.available() else [])
+    for (name, nd, args), dtype in itertools.product(calls, (np.float32, np.float64)):
+        for lead in ((2, 3), (3,), (1, 1)):
+            for layout, xe, xt in _layouts(lead + (6, 9, 6)[:nd], dtype):
+                ref = getattr(T, name)(xt, *args)
+                graph = getattr(E, name)(xe.detach().requires_grad_(), *args)
+                for mode, _ in itertools.product(modes, range(2)):
+                    with native.use(mode):
+                        out = getattr(E, name)(xe, *args)
+                    what = (name, args, dtype, lead, layout, mode)
+                    np.testing.assert_array_equal(out.numpy(), ref.numpy(), err_msg=str(what))
+                    np.testing.assert_array_equal(out.numpy(), graph.detach().numpy())
+                    assert out.stride() == ref.stride() == graph.stride(), what
+                    assert out.dtype == xe.dtype, what
+                    assert out.grad_fn is None and not out.requires_grad
+
+
+def test_plain_calls_outside_the_fast_path_and_refusals_on_every_call():
+    x = _data((2, 3, 6, 6))
+    for case in [((2,), {"divisor_override": 3}), ((3, 2, 1), {})]:
+        for dtype in ("float16", "bfloat16", "int64"):  # (the composite's, each its own way)
+            xe, xt = ember.tensor(x * 10).to(getattr(ember, dtype)), \
+                torch.tensor(x * 10).to(getattr(torch, dtype))
+            for _ in range(2):
+                out = E.avg_pool2d(xe, *case[0], **case[1])
+                ref = T.avg_pool2d(xt, *case[0], **case[1])
+                np.testing.assert_array_equal(out.float().numpy(), ref.float().numpy())
+                assert out.dtype == xe.dtype
+    # a refused call is refused again (no plan is kept for it), in torch's words
+    for args in ((ember.ones(1, 1, 2, 2), 3), (ember.ones(1, 1, 4, 4), 2, 2, 2),
+                 (ember.ones(1, 1, 4, 4), 0)):
+        with pytest.raises(RuntimeError) as theirs:
+            T.avg_pool2d(torch.tensor(args[0].numpy()), *args[1:])
+        for _ in range(2):
+            with pytest.raises(RuntimeError) as mine:
+                E.avg_pool2d(*args)
+            assert str(mine.value) == str(theirs.value)
+    # a plan kept for one shape is not another's
+    E.avg_pool2d(ember.ones(1, 2, 4, 4), 2)
+    with pytest.raises(RuntimeError, match="Output size is too small"):
+        E.avg_pool2d(ember.ones(1, 2, 1, 4), 2)
+    # with grad on and an input that requires it, the composite's one node
+    xe = ember.tensor(x, requires_grad=True)
+    assert E.avg_pool2d(xe, 2).grad_fn.name() == "AvgPool2DBackward0"
+    with ember.no_grad():
+        assert E.avg_pool2d(xe, 2).grad_fn is None
+
+
+def test_a_recorded_call_is_the_composites_gradient_under_torchs_node():
+    # With grad wanted, a row-major float input's pooling is one node of its own whose
+    # gradient is the composite's op for op: the same bits (a zero's sign too) as the
+    # composite's, which runs for the same values laid out otherwise; torch's node name
+    # and saved attributes; torch's gradient within rounding (see the first test).
+    for (name, nd, args), lead in itertools.product(_PLANNED, ((2, 3), (1, 1))):
+        shape = lead + (6, 9, 6)[:nd]
+        x = _data(shape)
+        xs = np.ascontiguousarray(x.swapaxes(-1, -2))
+        for _ in range(2):  # (the second call: the kept plan)
+            xe = ember.tensor(x, requires_grad=True)
+            xo = ember.tensor(xs).transpose(-1, -2).requires_grad_()  # (the composite)
+            xt = torch.tensor(x, requires_grad=True)
+            out, other = getattr(E, name)(xe, *args), getattr(E, name)(xo, *args)
+            ref = getattr(T, name)(xt, *args)
+            np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+            assert out.grad_fn.name() == other.grad_fn.name() == ref.grad_fn.name()
+            for attr in dir(ref.grad_fn):
+                if attr.startswith("_saved_") and attr != "_saved_self":
+                    assert getattr(out.grad_fn, attr) == getattr(ref.grad_fn, attr), attr
+            g = _data(tuple(ref.shape), seed=5)
+            g[..., 0] = -0.0
+            out.backward(ember.tensor(g))
+            other.backward(ember.tensor(g))
+            ref.backward(torch.tensor(g))
+            np.testing.assert_array_equal(xe.grad.numpy(), xo.grad.numpy())
+            assert (np.signbit(xe.grad.numpy()) == np.signbit(xo.grad.numpy())).all()
+            np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-6)
+    # a second order through the one node: torch's node and zeros for the input
+    xe = ember.tensor(_data((2, 3, 6, 6)), requires_grad=True)
+    (gx,) = ember.autograd.grad(E.avg_pool2d(xe, 2).sum(), xe, create_graph=True)
+    assert gx.grad_fn.name() == "AvgPool2DBackwardBackward0"
+    (ggx,) = ember.autograd.grad(gx.sum(), xe)
+    assert not ggx.any()

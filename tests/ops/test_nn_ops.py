@@ -1,6 +1,8 @@
 """The nn-only primitives (embedding, nll_loss, constant_pad_nd, ctc_loss): meta shapes,
 dtypes, and gradients of gradients."""
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -189,3 +191,29 @@ def test_nll_loss_double_backward():
          True),
     ]
     check_double_backward(cases)
+
+
+def test_constant_pad_fills_then_copies_as_torch():
+    # The kernel fills the padded shape with the value (converted as a Scalar) and copies the
+    # input in: torch's bits and row-major strides over dtypes, values, crops and layouts.
+    r = np.random.default_rng(3)
+    a = r.standard_normal((2, 3, 4, 5)) * 100
+    cases = [((1, 1, 1, 1), 0), ((2, 0), 1.5), ((1, -1, 0, 2), -7), ((0, 0, 1, 1, 2, 0), 6e4),
+             ((1, 2), float("nan")), ((-1, -1, 0, 0), 3)]
+    for dtype, (pad, value), layout in itertools.product(
+            ("float32", "float16", "bfloat16", "int64", "bool", "complex64"), cases,
+            ("row-major", "transposed")):
+        if dtype in ("int64", "bool") and not (value == value and value == int(value)):
+            continue  # (a fractional or NaN value for an integer tensor: torch refuses)
+        if layout == "transposed" and min(pad) < 0 <= max(pad) == 0:
+            continue  # (a crop alone keeps the input's strides in torch: see the report)
+        e, t = ember.tensor(a).to(getattr(ember, dtype)), torch.tensor(a).to(getattr(torch, dtype))
+        if layout == "transposed":
+            e, t = e.transpose(1, 3), t.transpose(1, 3)
+        out, ref = TF_pad(ember, e, pad, value), TF_pad(torch, t, pad, value)
+        assert out.dtype == e.dtype and out.stride() == ref.stride(), (dtype, pad, layout)
+        assert_same(out, ref)
+
+
+def TF_pad(lib, x, pad, value):
+    return lib.nn.functional.pad(x, pad, value=value)

@@ -283,3 +283,28 @@ def test_double_backward_requires_grad_with_zero_second_order():
                 M.nn.functional, f"adaptive_max_pool{nd}d")(v, 4), shape, nd > 1),
         ]
     check_double_backward(cases)
+
+
+def test_max_pooling_keeps_its_checks_by_call_and_refuses_every_time():
+    # a call like one seen before skips window_args and the size / dtype checks (ops/
+    # pooling.py `_checked_key`): the values, indices and layouts stay torch's, and a
+    # refused call is refused again, in torch's words
+    x = np.random.default_rng(0).standard_normal((2, 3, 7, 6)).astype(np.float32)
+    for args, kw in [((2,), {}), ((3, 2, 1), {"return_indices": True}),
+                     (((3, 2), (2, 1), (1, 0), 1, True), {})]:
+        for _ in range(2):
+            got = ember.nn.functional.max_pool2d(ember.tensor(x), *args, **kw)
+            want = torch.nn.functional.max_pool2d(torch.tensor(x), *args, **kw)
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                np.testing.assert_array_equal(g.numpy(), w.numpy())
+                assert g.stride() == w.stride()
+    for make in (lambda L: L.nn.functional.max_pool2d(L.ones(1, 1, 2, 2), 3),
+                 lambda L: L.nn.functional.max_pool2d(L.ones(1, 1, 4, 4, dtype=L.bool), 2),
+                 lambda L: L.nn.functional.max_pool2d(L.ones(1, 1, 4, 4), 2, 2, 2)):
+        with pytest.raises((RuntimeError, NotImplementedError)) as theirs:
+            make(torch)
+        for _ in range(2):
+            with pytest.raises(type(theirs.value)) as mine:
+                make(ember)
+            assert str(mine.value) == str(theirs.value)

@@ -6,7 +6,9 @@ A window's sum is a depthwise convolution with a kernel of ones over the input's
 from zero as PyTorch's pooling loops do and never read the padding, so the sums are
 PyTorch's to the bit, a NaN or inf reaches only the windows that hold it, and the gradient
 (the convolution's input gradient) only each window's inputs. No primitive of its own:
-forward, gradient, forward mode and vmap are the convolution's and the division's.
+forward, gradient, forward mode and vmap are the convolution's and the division's (plain
+eager calls of row-major float inputs run those kernels directly, under one eager-only node
+where grad is wanted: see "the planned path" below).
 
 The divisors are PyTorch's: the window's size, counting padding or not (or
 `divisor_override`); adaptive pooling divides by each dim's bin length in turn. Adaptive
@@ -27,9 +29,13 @@ import math
 import numpy as np
 
 from .. import _dtype as dt
-from .._tensor import Tensor
+from .. import _grad_mode as grad_mode
+from .._core import dispatch
+from .._core.primitive import primitives
+from .._tensor import Tensor, _wrap
 from ..amp.autocast_mode import autocast_op
 from ._arg_parser_text import need_tensor, touch_then_check
+from ._call_plans import Plans
 from ._common import type_name
 from ._pool_shapes import (
     adaptive_1d_size,
@@ -39,11 +45,17 @@ from ._pool_shapes import (
     pool_out,
     window_args,
 )
-from .conv import as_channels_last, channels_last_like, conv_p
+from .conv import (
+    _layout_of,
+    as_channels_last,
+    channels_last_like,
+    conv_input_grad_p,
+    conv_p,
+)
 from .double_backward import double_backward
 from .nn_ops import keep_channels_last
 from .one_node import one_node, records
-from .registry import apply, rename_node, saves, shows
+from .registry import Primitive, apply, defvjp, rename_node, saves, shows
 
 _LOW = (dt.float16, dt.bfloat16)
 
@@ -135,8 +147,17 @@ def _check_dtype(nd: int, input: Tensor) -> None:
 def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
                 ceil_mode: bool = False, count_include_pad: bool = True,
                 divisor_override=None) -> Tensor:
+    key = None
     if input.__class__ is not Tensor:
         need_tensor(input, f"avg_pool{nd}d")
+    elif divisor_override is None:
+        key = _plain_key(nd, input, (kernel_size, stride, padding),
+                         (ceil_mode, count_include_pad), graph=True)
+        plan = _plans.get(key) if key is not None else None
+        if plan:  # (the checks of a call like this one passed)
+            out = _from_plan(nd, input, plan, f"AvgPool{nd}DBackward0")
+            if out is not None:
+                return out
     given_stride = stride
     kernel, stride, padding, _ = window_args("avg", nd, input, kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
@@ -149,11 +170,187 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
     else:
         shown = {"kernel_size": _as_given(kernel_size, nd), "stride": _as_given(given_stride, nd),
                  "padding": _as_given(padding, nd)}
+    shown.update(ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                 divisor_override=divisor_override)
+    if key is not None and key not in _plans:
+        plan = _plans[key] = _plan(nd, input, kernel, stride, padding, ceil_mode,
+                                   count_include_pad)
+        if plan:
+            plan.shown = shown
+            out = _from_plan(nd, input, plan, f"AvgPool{nd}DBackward0")
+            if out is not None:
+                return out
     return _one_pool(nd, input, lambda x: _avg_pool(nd, x, kernel, stride, padding, ceil_mode,
                                                     count_include_pad, divisor_override),
-                     "AvgPool", ceil_mode=bool(ceil_mode),
-                     count_include_pad=bool(count_include_pad),
-                     divisor_override=divisor_override, **shown)
+                     "AvgPool", **shown)
+
+
+# --- the planned path -----------------------------------------------------------------------
+# In plain eager mode (no interpreter on the stack) a float32 / float64 row-major input's
+# pooling runs the composite's two kernels, the window sums (a depthwise convolution of ones)
+# and the division(s), on its arrays: the same kernels on the same arrays as `_window_sums`
+# and the division, so the same bits, without the dozen ops around them. Where grad is
+# wanted, that is one eager-only node, `_planned_p`, whose VJP is the composite's, the
+# division's then the convolution's input gradient, in ember ops (differentiable again). A
+# plan (the checked geometry, the kernel of ones, the divisors) is kept by what the checks
+# read (`_plain_key`): a call like one seen before takes no check again.
+
+_plans = Plans()  # key -> _Plan, or False for a call the composite runs
+_FAST = (dt.float32, dt.float64)
+
+
+class _Plan:
+    """A pooling's window sums over `planes` planes of size `sp` (the input's `in_shape`)
+    into `shape`, then divided by each of `divisors` (arrays or numbers) in turn."""
+
+    __slots__ = ("planes", "sp", "ones", "conv", "shape", "divisors", "in_shape", "shown",
+                 "_grad_consts")
+
+    def __init__(self, input: Tensor, kernel: tuple, stride: tuple, pads: tuple, shape: tuple,
+                 divisors: tuple) -> None:
+        nd = len(kernel)
+        self.in_shape = input._shape
+        self.sp = tuple(input._shape[-nd:])
+        self.planes = math.prod(input._shape[:-nd])
+        width = max(self.planes, 2)  # (as `_window_sums`: one plane is no depthwise conv)
+        # (one kernel of ones seen `width` times: the plan holds no per-plane memory)
+        self.ones = np.broadcast_to(np.ones((1, 1) + kernel, input._dtype.np),
+                                    (width, 1) + kernel)
+        self.conv = {"stride": stride, "padding": pads, "dilation": (1,) * nd, "groups": width}
+        self.shape, self.divisors = shape, divisors
+        self.shown = None  # (what the call's node shows, for a plan kept by the call's key)
+        self._grad_consts = None
+
+    def grad_consts(self) -> tuple:
+        """The kernel of ones and the divisors as the composite's gradient takes them:
+        tensors (numbers stay numbers), made once."""
+        if self._grad_consts is None:
+            from .creation import tensor
+
+            self._grad_consts = tuple(
+                tensor(v) if isinstance(v, np.ndarray) else v
+                for v in (self.ones,) + self.divisors)
+        return self._grad_consts
+
+
+def _plain_key(nd: int, input: Tensor, sizes: tuple, flags: tuple,
+               graph: bool = False) -> tuple | None:
+    """What a call's checks and plan depend on: the input's shape, dtype and layout, the
+    window sizes (ints, or tuples of them; None) and the flags; None where the call takes
+    the composite (an interpreter on the stack, another dtype or device, arguments of other
+    types; grad wanted, unless `graph`: the composite's own body asks, inside its node)."""
+    if dispatch._pushed[0] or input._dtype not in _FAST or (
+            not graph and input._requires_grad and grad_mode.state.enabled):
+        return None
+    s = input._storage
+    if s is not None and s.device.type != "cpu":
+        return None
+    for v in sizes:
+        if v.__class__ is not int and v is not None and not (
+                v.__class__ is tuple and all(e.__class__ is int for e in v)):
+            return None
+    for f in flags:
+        if f.__class__ is not bool:
+            return None
+    layout = _layout_of(input)
+    return None if layout is None else (nd, input._shape, input._dtype, layout) + sizes + flags
+
+
+def _plan(nd: int, input: Tensor, kernel: tuple, stride: tuple, padding: tuple,
+          ceil_mode: bool, count_include_pad: bool):
+    """Average pooling's `_Plan` for these checked arguments, or False where the composite
+    runs the call (a layout other than row-major, an empty output)."""
+    sp = tuple(input._shape[-nd:])
+    out = tuple(pool_out(sp[i], kernel[i], stride[i], padding[i], 1, ceil_mode)
+                for i in range(nd))
+    shape = tuple(input._shape[:-nd]) + out
+    if not _plannable(input, shape):
+        return False
+    pads = tuple((padding[i], max((out[i] - 1) * stride[i] + kernel[i] - sp[i] - padding[i],
+                                  padding[i])) for i in range(nd))
+    counts = [_counts(sp[i], kernel[i], stride[i], padding[i], out[i], count_include_pad)
+              for i in range(nd)]
+    grid = np.asarray(counts[0], np.int64)
+    for c in counts[1:]:
+        grid = np.multiply.outer(grid, np.asarray(c, np.int64))
+    return _Plan(input, kernel, stride, pads, shape, (grid.astype(input._dtype.np),))
+
+
+def _plannable(input: Tensor, shape: tuple) -> bool:
+    return input.is_contiguous() and math.prod(shape) > 0
+
+
+def _from_plan(nd: int, input: Tensor, plan: _Plan, node: str) -> Tensor | None:
+    """A call's pooling from its plan: with no graph to record, the kernels on the arrays;
+    else PyTorch's one node, `node` showing what the call's does (the plan's `_planned_p`
+    node, renamed); None where the composite's one node is needed (1-d pooling's node sits
+    between an unsqueeze and a squeeze; saved-tensor hooks)."""
+    if not (input._requires_grad and grad_mode.state.enabled):
+        return _run_plan(input, plan)
+    if nd == 1 or not records(input):
+        return None
+    out = dispatch.bind(_planned_p, input, plan=plan)
+    shows(out, node, self=input, **plan.shown)
+    return double_backward(out, input)
+
+
+def _planned(input: Tensor, plan: _Plan) -> Tensor:
+    """The pooling `plan` describes, of `input`: its node recorded where grad is wanted."""
+    if grad_mode.state.enabled and input._requires_grad:
+        return dispatch.bind(_planned_p, input, plan=plan)
+    return _run_plan(input, plan)
+
+
+def _run_plan(input: Tensor, plan: _Plan) -> Tensor:
+    """The pooling's result from its plan: the composite's window sums (the convolution's
+    kernel on the same arrays) and its correctly rounded division(s)."""
+    planes, sp = plan.planes, plan.sp
+    x = input._np if input._np is not None else input._array()
+    x = x.reshape((1, planes) + sp)
+    if planes == 1:
+        x = np.broadcast_to(x, (1, 2) + sp)
+    return _wrap(dispatch.run_quiet(_sums_divided, x, plan))
+
+
+def _sums_divided(x: np.ndarray, plan: _Plan) -> np.ndarray:
+    out = dispatch._cpu[conv_p](x, plan.ones, **plan.conv)[:, :plan.planes].reshape(plan.shape)
+    for d in plan.divisors:
+        out = np.divide(out, d)
+    return out
+
+
+def _eval_planned(prim, args: tuple, params: dict) -> Tensor:
+    (x,) = args
+    out = _run_plan(x, params["plan"])
+    if grad_mode.state.enabled and x._requires_grad:
+        dispatch.autograd.record(prim, dispatch.vjp_rules[prim], args, params, out)
+    return out
+
+
+def _planned_vjp(g: Tensor, out, x, *, plan: _Plan) -> Tensor:
+    """The composite's gradient, op for op: through each division in reverse order, then
+    the window sums' convolution (its input gradient, the second plane of a single one
+    summed back as `expand`'s gradient does)."""
+    ones, *divisors = plan.grad_consts()
+    for d in reversed(divisors):
+        g = g / d
+    nd = len(plan.sp)
+    g = g.reshape((1, plan.planes) + tuple(g.shape[-nd:]))
+    width = plan.conv["groups"]
+    if width != plan.planes:  # (the single plane's twin: `[:, :1]`'s gradient, zeros)
+        from .join import cat
+
+        g = cat([g, g.new_zeros(g.shape)], 1)
+    dx = apply(conv_input_grad_p, g, ones, x_shape=(1, width) + plan.sp, **plan.conv)
+    if width != plan.planes:
+        dx = dx.sum(1, keepdim=True)
+    return dx.reshape(plan.in_shape)
+
+
+# (eager only, as one_node's: no interpreter sees it, so it is no primitive transforms know)
+_planned_p = Primitive("avg_pool_planned", None, impl=_eval_planned)
+primitives.remove(_planned_p)
+defvjp(_planned_p, _planned_vjp, reads=((),))
 
 
 def _as_given(v, nd: int) -> tuple:
@@ -189,6 +386,16 @@ def _avg_pool(nd: int, input: Tensor, kernel: tuple, stride: tuple, padding: tup
     if math.prod(shape) == 0:
         return _empty(input, shape)
     # a window that ceil_mode lets run past the end: zeros after the input's padding
+    if divisor_override is None:
+        key = _plain_key(nd, input, (kernel, stride, padding),
+                         (bool(ceil_mode), bool(count_include_pad)), graph=True)
+        plan = _plans.get(key) if key is not None else None
+        if plan is None and key is not None:
+            plan = _plans[key] = _plan(nd, input, kernel, stride, padding, ceil_mode,
+                                       count_include_pad)
+        if plan:
+            res = _named(saves(_planned(input, plan), input), f"AvgPool{nd}D", input)
+            return _keep_channels_last(nd, input, res, "AvgPool2DBackward0")
     pads = tuple((padding[i], max((out[i] - 1) * stride[i] + kernel[i] - sp[i] - padding[i],
                                   padding[i])) for i in range(nd))
     if input.dtype == dt.int64:
@@ -295,6 +502,13 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
         return _empty(input, shape)
     sp = input.shape[-nd:]
     node = f"AdaptiveAvgPool{nd}D"
+    key = _plain_key(nd, input, (tuple(sizes),), (), graph=True)
+    plan = _plans.get(key) if key is not None else None
+    if plan is None and key is not None:
+        plan = _plans[key] = _adaptive_plan(input, sizes)
+    if plan:
+        res = _named(saves(_planned(input, plan), input), node, input)
+        return _keep_channels_last(nd, input, res, node + "Backward0")
     if any(sp[i] % sizes[i] for i in range(nd)):
         res = _named(saves(_separable_means(input, sizes), input), node, input)
         return _keep_channels_last(nd, input, res, node + "Backward0")
@@ -316,9 +530,17 @@ def _adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
 
 
 def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
+    key = None
     if input.__class__ is not Tensor:  # (torch's Python reads input.size() for 2-d and up)
         touch_then_check(input, "size", f"adaptive_avg_pool{nd}d") if nd > 1 else \
             need_tensor(input, "adaptive_avg_pool1d")
+    else:
+        key = _plain_key(nd, input, (output_size,), (), graph=True)
+        plan = _plans.get(key) if key is not None else None
+        if plan:  # (the checks of a call like this one passed)
+            out = _from_plan(nd, input, plan, f"AdaptiveAvgPool{nd}DBackward0")
+            if out is not None:
+                return out
     if nd == 1:
         sizes = (adaptive_1d_size("avg", input, output_size),)
     else:
@@ -349,7 +571,26 @@ def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
         kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d" + (
             "_channels_last" if channels_last_like(input) else "")  # (its kernel's name)
         raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(input.dtype)}\'')
+    if key is not None and key not in _plans:
+        plan = _plans[key] = _adaptive_plan(input, sizes)
+        if plan:
+            plan.shown = {}
+            out = _from_plan(nd, input, plan, f"AdaptiveAvgPool{nd}DBackward0")
+            if out is not None:
+                return out
     return _adaptive_avg_pool(nd, input, sizes)
+
+
+def _adaptive_plan(input: Tensor, sizes: tuple):
+    """`adaptive_avg_pool`'s plan where its bins tile each dim evenly: the window sums,
+    divided by each dim's bin length in turn; False where the composite runs the call."""
+    nd = len(sizes)
+    sp = tuple(input._shape[-nd:])
+    shape = tuple(input._shape[:-nd]) + tuple(sizes)
+    if not _plannable(input, shape) or any(sp[i] % sizes[i] for i in range(nd)):
+        return False
+    kernel = tuple(sp[i] // sizes[i] for i in range(nd))
+    return _Plan(input, kernel, kernel, ((0, 0),) * nd, shape, kernel)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:

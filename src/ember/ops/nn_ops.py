@@ -341,10 +341,12 @@ def _pad_kernel(x, *, pads, value):
     grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
     if not any(lo or hi for lo, hi in grow):
         return x.copy()
-    # (C order, as PyTorch's result and the meta rule are: np.pad keeps a transposed
-    # input's order)
     value = kernel_number(value, x.dtype) if x.dtype.kind != "c" else value  # (a Scalar's cast)
-    return np.ascontiguousarray(np.pad(x, grow, constant_values=value))
+    # (C order, as PyTorch's result and the meta rule are; filled, then the input copied in:
+    # np.pad's generality costs several times the copy at the sizes of an eager call)
+    out = np.full(tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, grow)), value, x.dtype)
+    out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape, grow))] = x
+    return out
 
 
 def _pad_meta(x, *, pads, value):
@@ -386,7 +388,7 @@ def keep_channels_last(input: Tensor, out: Tensor, node: str) -> Tensor:
     """`out` laid out channels-last (-3d) where `input` suggests that format, as PyTorch's
     kernels that allocate with `input.suggest_memory_format()` (padding, upsampling) return
     it; the copy's node is named `node`, the kernel's."""
-    if input.ndim not in (4, 5):
+    if input.ndim not in (4, 5) or input.is_contiguous():  # (no channels-last to keep)
         return out
     # (function-level: conv and copy sit beside this module and import much more)
     from .._layout import channels_last, channels_last_3d, channels_last_strides

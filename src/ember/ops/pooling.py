@@ -23,6 +23,7 @@ from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
 from ._arg_parser_text import need_tensor, touch_then_check
 from ._batching import batch_size, batched, front
+from ._call_plans import Plans
 from ._common import type_name
 from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
 from ._pool_shapes import (
@@ -238,15 +239,20 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
         if nd == 3 and return_indices:  # (torch's Python reads input.is_cuda first)
             _ = input.is_cuda
         need_tensor(input, name)
-    kernel, stride, padding, dilation = window_args("max", nd, input, kernel_size, stride,
-                                                    padding, dilation)
-    _check_output_size(nd, input, kernel, stride, padding, dilation, ceil_mode,
-                       return_indices)
-    if input.dtype is dt.bool_ or input.dtype.is_complex:  # (after the sizes, as PyTorch)
-        kname = "max_pool1d_impl" if nd == 1 and not return_indices else \
-            f"max_pool{max(nd, 2)}d"
-        raise NotImplementedError(f'"{kname}" not implemented for '
-                                  f"'{type_name(input.dtype)}'")
+    key = _checked_key(nd, input, (kernel_size, stride, padding, dilation),
+                       (ceil_mode, return_indices))
+    checked = _checked.get(key) if key is not None else None
+    if checked is None:
+        checked = window_args("max", nd, input, kernel_size, stride, padding, dilation)
+        _check_output_size(nd, input, *checked, ceil_mode, return_indices)
+        if input.dtype is dt.bool_ or input.dtype.is_complex:  # (after the sizes, as PyTorch)
+            kname = "max_pool1d_impl" if nd == 1 and not return_indices else \
+                f"max_pool{max(nd, 2)}d"
+            raise NotImplementedError(f'"{kname}" not implemented for '
+                                      f"'{type_name(input.dtype)}'")
+        if key is not None:
+            _checked[key] = checked
+    kernel, stride, padding, dilation = checked
     if nd == 1 and (return_indices or input.requires_grad and grad_mode.state.enabled):
         # PyTorch runs the 2-d kernel on the input unsqueezed at -2 where it needs the
         # indices (for them, or for a gradient): its graph shows Unsqueeze, the 2-d node
@@ -265,6 +271,26 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
     # pooling without indices or a gradient, a 1-d kernel of its own, contiguous ones)
     layout = nd > 1 and input.ndim == nd + 2 and channels_last_like(input)
     return _laid_out(values, index, return_indices, None, layout, input)
+
+
+_checked = Plans()  # a call's checked window sizes, by what its checks read (`_checked_key`)
+
+
+def _checked_key(nd: int, input: Tensor, sizes: tuple, flags: tuple) -> tuple | None:
+    """What a max pooling's checks read: the input's shape and dtype, the window sizes as
+    given (ints, tuples of ints, None) and the flags (bools); None for arguments of other
+    types, or a tensor not of ember's own class, which take every check (and its refusal's
+    words)."""
+    if input.__class__ is not Tensor:
+        return None
+    for v in sizes:
+        if v.__class__ is not int and v is not None and not (
+                v.__class__ is tuple and all(e.__class__ is int for e in v)):
+            return None
+    for f in flags:
+        if f.__class__ is not bool:
+            return None
+    return (nd, input._shape, input._dtype) + sizes + flags
 
 
 def _check_output_size(nd: int, input: Tensor, kernel, stride, padding, dilation,

@@ -428,6 +428,43 @@ int FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, sc
     return 0;
 }
 
+/* --- F.unfold / F.fold: im2col and col2im themselves, a sample at a time ------------------
+ * unfold's (N, C K, L) columns are each sample's im2col; fold is their adjoint, col2im: each
+ * tap's columns added where it read, taps in order, onto zeros. x, cols and dx C-order. */
+typedef struct {
+    const scalar_t *in;
+    scalar_t *out;
+    const int64_t *p;
+} FN(columns_args);
+
+static int64_t FN(columns_size)(const int64_t *p) {
+    return p[G_C] * p[G_K] * p[G_K + 1] * p[G_K + 2] * p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+}
+
+static void FN(unfold_task)(void *v, int64_t lo, int64_t hi) {
+    const FN(columns_args) *a = v;
+    const int64_t size = FN(columns_size)(a->p);
+    for (int64_t n = lo; n < hi; n++)
+        FN(im2col)(a->in, a->p, n, 1, 0, a->p[G_C], a->out + n * size);
+}
+
+static void FN(fold_task)(void *v, int64_t lo, int64_t hi) {
+    const FN(columns_args) *a = v;
+    const int64_t size = FN(columns_size)(a->p);
+    for (int64_t n = lo; n < hi; n++)
+        FN(col2im)(a->in + n * size, a->p, n, 1, 0, a->p[G_C], a->out);
+}
+
+void FN(unfold_columns)(const scalar_t *x, const int64_t *p, scalar_t *cols) {
+    FN(columns_args) a = {x, cols, p};
+    ember_parallel_for(FN(unfold_task), &a, p[G_N], 1);
+}
+
+void FN(fold_columns)(const scalar_t *cols, const int64_t *p, scalar_t *dx) {
+    FN(columns_args) a = {cols, dx, p};
+    ember_parallel_for(FN(fold_task), &a, p[G_N], 1);
+}
+
 #include "conv_depthwise.c"
 #include "conv_winograd.c"
 

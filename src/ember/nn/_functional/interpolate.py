@@ -33,12 +33,15 @@ import numpy as np
 
 import ember as E
 
+from ..._core import dispatch
 from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...autograd.function import Function
+from ...ops._call_plans import Plans
 from ...ops._common import type_name
 from ...ops._fma import fma
+from ...ops.conv import _layout_of
 from ...ops.nn_ops import keep_channels_last
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...ops.registry import shows
@@ -56,6 +59,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     """Resize the spatial dims of (N, C, *spatial): nearest, nearest-exact, (bi/tri)linear,
     bicubic, lanczos or area; `antialias` low-pass filters bilinear / bicubic / lanczos
     downscaling (lanczos requires it)."""
+    key = _plain_key(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                     antialias)
+    plan = _plans.get(key) if key is not None else None
+    if plan and _native.library() is not None:  # (the checks of a call like this passed)
+        return _planned(input, plan)
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -87,22 +95,92 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if input.dtype == E.uint8 and mode in _FILTERED:
         return _resample_uint8(input, out, scales, mode, align_corners, antialias)
     if mode in ("nearest", "nearest-exact"):
-        res = _nearest(input, out, scales, mode == "nearest-exact")
         name = f"UpsampleNearest{'Exact' if mode == 'nearest-exact' else ''}{nd}D"
     else:
-        res = _resample_float(input, out, scales, mode, align_corners, antialias)
         name = {"linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D",
                 "trilinear": "UpsampleTrilinear3D", "bicubic": "UpsampleBicubic2D",
                 "lanczos": "UpsampleLanczos2D"}[mode]
         name += "Aa" if antialias else ""
-    if not _channels_last(res):  # (the native passes' result may be laid out so already)
-        res = keep_channels_last(input, res, name + "Backward0")
     # (PyTorch's kernel keeps the sizes and scales it resampled with, not the input)
     shown = {"output_size": out, "self_sym_sizes": tuple(input.shape)}
     if mode not in ("nearest", "nearest-exact"):
         shown["align_corners"] = align_corners
     shown.update(zip(_SCALE_NAMES[nd], scales))
+    if key is not None and key not in _plans:
+        plan = _plans[key] = _plan(input, out, scales, mode, align_corners, antialias,
+                                   name + "Backward0", shown)
+        if plan and _native.library() is not None:
+            return _planned(input, plan)
+    if mode in ("nearest", "nearest-exact"):
+        res = _nearest(input, out, scales, mode == "nearest-exact")
+    else:
+        res = _resample_float(input, out, scales, mode, align_corners, antialias)
+    if not _channels_last(res):  # (the native passes' result may be laid out so already)
+        res = keep_channels_last(input, res, name + "Backward0")
     return shows(res, name + "Backward0", **shown)
+
+
+# --- a call's plan -------------------------------------------------------------------------
+# A float32 / float64 row-major input whose resized dims the native passes run (plain eager:
+# no transform) keeps its checked call's passes, taps and node by what the checks read; a
+# call like it takes no check again and computes no taps: `_NativePasses` on the kept taps,
+# as `_nearest` and `_resample_float` run it (the same bits, gradient and node).
+
+_plans = Plans()  # key -> (resized dims, taps, linear, node name, shown), or False
+
+
+def _plain_key(input: Tensor, size, scale_factor, mode: str, align_corners,
+               recompute_scale_factor, antialias) -> tuple | None:
+    """What a call's checks and taps depend on: the input's shape, dtype and layout and the
+    arguments, each of a type whose equal values mean the same call (sizes ints, scale
+    factors ints or floats, flags None or bools); None where the call takes every step."""
+    if input.__class__ is not Tensor or dispatch._pushed[0] or \
+            input._dtype not in (E.float32, E.float64) or mode.__class__ is not str:
+        return None
+    s = input._storage
+    if s is not None and s.device.type != "cpu":
+        return None
+    for v, kinds in ((size, (int,)), (scale_factor, (int, float))):
+        if v is not None and v.__class__ not in kinds and not (
+                v.__class__ is tuple and all(e.__class__ in kinds for e in v)):
+            return None
+    for f in (align_corners, recompute_scale_factor, antialias):
+        if f is not None and f.__class__ is not bool:
+            return None
+    layout = _layout_of(input)
+    return None if layout is None else (input._shape, input._dtype, layout, size, scale_factor,
+                                        mode, align_corners, recompute_scale_factor, antialias)
+
+
+def _plan(input: Tensor, out: tuple, scales: tuple, mode: str, align_corners, antialias,
+          node: str, shown: dict):
+    """The passes `_nearest` / `_resample_float` give `_NativePasses` for this checked call,
+    with its node's name and what it shows; False where they would not run them (a layout
+    other than row-major, no dim resized, the area mode)."""
+    if mode == "area" or not input.is_contiguous():
+        return False
+    if mode in ("nearest", "nearest-exact"):
+        resized = [i for i in range(len(out)) if out[i] != input.shape[2 + i]]
+        taps = {}
+        for i in resized:
+            idx = _nearest_index(input.shape[2 + i], out[i], scales[i], mode == "nearest-exact")
+            taps[i] = (idx[:, None], np.ones((out[i], 1)), None)
+        linear = False
+    else:
+        t = np.float64 if input.dtype == E.float64 else np.float32
+        resized = [i for i in reversed(range(len(out))) if out[i] != input.shape[2 + i]
+                   or (mode == "bicubic" and not antialias)]
+        taps = {i: _dim_taps(input.shape[2 + i], out[i], scales[i], mode, align_corners,
+                             antialias, t) for i in resized}
+        linear = mode in _NEEDS and not antialias
+    return bool(resized) and (resized, taps, linear, node, shown)
+
+
+def _planned(input: Tensor, plan: tuple) -> Tensor:
+    resized, taps, linear, node, shown = plan
+    if not (input._requires_grad and E.is_grad_enabled()):  # (no node: the passes alone)
+        return E.from_numpy(_passes(input.detach().numpy(), False, resized, taps, linear))
+    return shows(_NativePasses.apply(input, resized, taps, linear), node, **shown)
 
 
 # (the names of the per-dim scale factors PyTorch's upsampling nodes show)
@@ -469,15 +547,8 @@ class _NativePasses(Function):
 
     @staticmethod
     def forward(x, resized, taps, linear):
-        lib = _native.library()
-        cl = _channels_last(x)
-        a, at, back = _native.spatial_last(x.detach().numpy(), cl)
-        if linear and len(resized) == 2 and a.ndim == 4:
-            a = _native.resample_bilinear(lib, a, taps[0], taps[1], cl)
-        else:
-            for i in resized:
-                a = _native.resample_pass(lib, a, at + i, taps[i], linear)
-        return E.from_numpy(a if back is None else a.transpose(back))
+        return E.from_numpy(_passes(x.detach().numpy(), _channels_last(x), resized, taps,
+                                    linear))
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -499,6 +570,18 @@ class _NativePasses(Function):
             a = _native.resample_pass_backward(lib, a, at + i, ctx.shape[2 + i],
                                                ctx.taps[i])
         return E.from_numpy(a if back is None else a.transpose(back)), None, None, None
+
+
+def _passes(a: np.ndarray, cl: bool, resized: list, taps: dict, linear: bool) -> np.ndarray:
+    """`_NativePasses`'s forward on the input's array (`cl`: laid out channels-last)."""
+    lib = _native.library()
+    a, at, back = _native.spatial_last(a, cl)
+    if linear and len(resized) == 2 and a.ndim == 4:
+        a = _native.resample_bilinear(lib, a, taps[0], taps[1], cl)
+    else:
+        for i in resized:
+            a = _native.resample_pass(lib, a, at + i, taps[i], linear)
+    return a if back is None else a.transpose(back)
 
 
 def _channels_last(x: Tensor) -> bool:
