@@ -35,7 +35,7 @@ from .._core.primitive import primitives
 from .._tensor import Tensor, _wrap
 from ..amp.autocast_mode import autocast_op
 from ._arg_parser_text import need_tensor, touch_then_check
-from ._call_plans import Plans
+from ._call_plans import Plans, window_key
 from ._common import type_name
 from ._pool_shapes import (
     adaptive_1d_size,
@@ -245,15 +245,9 @@ def _plain_key(nd: int, input: Tensor, sizes: tuple, flags: tuple,
     s = input._storage
     if s is not None and s.device.type != "cpu":
         return None
-    for v in sizes:
-        if v.__class__ is not int and v is not None and not (
-                v.__class__ is tuple and all(e.__class__ is int for e in v)):
-            return None
-    for f in flags:
-        if f.__class__ is not bool:
-            return None
-    layout = _layout_of(input)
-    return None if layout is None else (nd, input._shape, input._dtype, layout) + sizes + flags
+    key = window_key(nd, input, sizes, flags)
+    layout = None if key is None else _layout_of(input)
+    return None if layout is None else key + (layout,)
 
 
 def _plan(nd: int, input: Tensor, kernel: tuple, stride: tuple, padding: tuple,

@@ -23,7 +23,7 @@ from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
 from ._arg_parser_text import need_tensor, touch_then_check
 from ._batching import batch_size, batched, front
-from ._call_plans import Plans
+from ._call_plans import Plans, window_key
 from ._common import type_name
 from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
 from ._pool_shapes import (
@@ -239,7 +239,7 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
         if nd == 3 and return_indices:  # (torch's Python reads input.is_cuda first)
             _ = input.is_cuda
         need_tensor(input, name)
-    key = _checked_key(nd, input, (kernel_size, stride, padding, dilation),
+    key = window_key(nd, input, (kernel_size, stride, padding, dilation),
                        (ceil_mode, return_indices))
     checked = _checked.get(key) if key is not None else None
     if checked is None:
@@ -273,24 +273,7 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
     return _laid_out(values, index, return_indices, None, layout, input)
 
 
-_checked = Plans()  # a call's checked window sizes, by what its checks read (`_checked_key`)
-
-
-def _checked_key(nd: int, input: Tensor, sizes: tuple, flags: tuple) -> tuple | None:
-    """What a max pooling's checks read: the input's shape and dtype, the window sizes as
-    given (ints, tuples of ints, None) and the flags (bools); None for arguments of other
-    types, or a tensor not of ember's own class, which take every check (and its refusal's
-    words)."""
-    if input.__class__ is not Tensor:
-        return None
-    for v in sizes:
-        if v.__class__ is not int and v is not None and not (
-                v.__class__ is tuple and all(e.__class__ is int for e in v)):
-            return None
-    for f in flags:
-        if f.__class__ is not bool:
-            return None
-    return (nd, input._shape, input._dtype) + sizes + flags
+_checked = Plans()  # a call's checked window sizes, by what its checks read (`window_key`)
 
 
 def _check_output_size(nd: int, input: Tensor, kernel, stride, padding, dilation,
