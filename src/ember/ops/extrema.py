@@ -47,6 +47,7 @@ from .reduce import (
     reduction,
     return_type,
     select_vjp,
+    short_rows,
 )
 from .registry import (
     Primitive,
@@ -100,6 +101,8 @@ def _extremum_native(largest: bool):
     `_signed_zeros` signs them. Where the reduced dims lead in memory (one line, or rows of
     one block) NumPy streams them through its vector max as fast: its kernel runs there."""
     def kernel(lib, a, *, dims, keepdim):
+        if short_rows(a, dims):  # (4096 rows of 10: 34 us down columns, 100 us as lines)
+            return NotImplemented
         return reduce_lines(lib, a, dims, keepdim, "max" if largest else "min", outer_min=2)
 
     kernel.__name__ = "_amax_native" if largest else "_amin_native"

@@ -300,15 +300,20 @@ def reduce_lines(lib, a, dims, keepdim: bool, op: str, outer_min: int = 1):
     return out.reshape(reduced_shape(a.shape, dims, keepdim))
 
 
+def short_rows(a, dims) -> bool:
+    """Whether `along` reduces `a` over `dims` down the columns of a transposed copy (many
+    rows of a short last dim): faster there than csrc/reduce.c's lines, one at a time."""
+    return (a.ndim >= 2 and dims == (a.ndim - 1,) and a.shape[-1] <= _SHORT_ROW
+            and a.size >= _MANY_ROWS * a.shape[-1] and a.flags.c_contiguous)
+
+
 def _reduce_native(op: str):
     """The native twin (csrc/reduce.c) of the sum, mean or prod kernel: NumPy's order of
     operations for the layout, so its bits (`reduce_lines`)."""
     def kernel(lib, a, *, dims, keepdim):
         if op == "prod" and math.prod(n for d, n in enumerate(a.shape) if d not in dims) == 1:
             return NotImplemented  # (one product in order: one chain, as fast in NumPy)
-        if (op != "prod" and a.ndim >= 2 and dims == (a.ndim - 1,)
-                and 8 <= a.shape[-1] <= _SHORT_ROW and a.size >= _MANY_ROWS * a.shape[-1]
-                and a.flags.c_contiguous):
+        if op != "prod" and short_rows(a, dims):
             return NotImplemented  # (`along` sums these short rows down columns, in order)
         return reduce_lines(lib, a, dims, keepdim, op)
 
@@ -318,7 +323,7 @@ def _reduce_native(op: str):
 
 SUM = reduction("sum", _sum_kernel, grad_name="SumBackward0", ordered=True)  # everything
 SUM_DIMS = reduction("sum_dims", _sum_kernel, grad_name="SumBackward1", ordered=True)
-_NATIVE_MIN = 1 << 12  # fewer elements: NumPy's one call costs less than the C call's setup
+_NATIVE_MIN = 1 << 14  # fewer elements: NumPy's one call costs less than the C call's setup
 for _m in (SUM, SUM_DIMS):
     native.register(_m, "reduce", _reduce_native("sum"), min_size=(globals(), "_NATIVE_MIN"))
 for _m in (SUM, SUM_DIMS):
