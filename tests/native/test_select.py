@@ -88,8 +88,8 @@ def test_common_select_equals_np_where_on_every_path():
         cond = x > 0
         cases = [(x, 0.0), (0.5, x), (x, x[::-1].copy()), (x.T.copy().T, x), (x, x[:1]),
                  (x.astype(np.float64), x), (x.astype(np.float16), np.float16(2))]
-        for mode in ("native", "numpy"):
-            with native.use(mode):
+        for mode in ("numpy",) + (("native",) if native.available() else ()):
+            with native.use(mode):  # (NumPy's line of make test loads no native code)
                 for a, b in cases:
                     want = np.where(cond, a, b)
                     _same_bits(_common.select(cond, a, b), want)
