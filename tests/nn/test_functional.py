@@ -226,6 +226,7 @@ def test_dropout_mask_drawn_scaled_is_torchs_bernoulli_then_division():
         with pytest.raises(NotImplementedError, match="bernoulli_scalar_cpu_"):
             L.nn.functional.dropout(L.ones(3, dtype=L.complex64), 0.5)
 
+
 def test_low_precision_norms_round_once_like_torch():
     x = rand_array((4, 64), low=-3, high=3)
     w = rand_array((64,), seed=1)

@@ -106,7 +106,6 @@ def test_functional_norms_refuse_an_int_normalized_shape(fn):
     assert str(got.value) == str(expected.value)
 
 
-
 def test_normalized_shape_of_plain_ints_is_taken_as_given_and_others_as_torch_reads_them():
     """A tuple of ints (what the modules pass) skips the argument parser; a list, a Size,
     bools, floats and tensors still go through it, in torch's words."""
@@ -124,6 +123,7 @@ def test_normalized_shape_of_plain_ints_is_taken_as_given_and_others_as_torch_re
             else:
                 assert_same(getattr(EF, fn)(ember.ones(2, 3), shape), want)
     assert norm_checks.normalized_shape_arg("layer_norm", (4, 5)) == (4, 5)
+
 
 @pytest.mark.parametrize("x_dtype,w_dtype", [("float32", "float64"), ("float64", "float32"),
                                              ("bfloat16", "float32"), ("float32", "bfloat16")])

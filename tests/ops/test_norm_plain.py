@@ -130,6 +130,7 @@ def test_rms_norm_plain_calls():
     assert_same(F.rms_norm(x.t(), (3,)), TF.rms_norm(xt.t(), (3,)), rtol=1e-6, atol=1e-6,
                 check_stride=True)
 
+
 def test_normalize_plain_calls():
     """F.normalize over a dim or two, p 2, 1 or inf, a row of zeros (eps) and a NaN: the
     composite's bits, torch's values; `out=`, an int eps and a transposed input keep the
@@ -156,6 +157,7 @@ def test_normalize_plain_calls():
     assert_same(out, TF.normalize(torch.tensor(a)), rtol=1e-6, atol=1e-7)
     assert_same(F.normalize(x.t()), TF.normalize(torch.tensor(a).t()), rtol=1e-6, atol=1e-7,
                 check_stride=True)
+
 
 def test_calls_that_keep_the_composite():
     x = rand_array((2, 4, 3, 3), seed=5)

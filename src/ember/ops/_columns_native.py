@@ -10,16 +10,16 @@ import numpy as np
 
 from ..native import calls
 from . import _conv_kernels as K
-from ._conv_native import _build_params
+from ._conv_native import _params as _conv_params
 
 
-def _params(x: np.ndarray | None, n: int, c: int, image: tuple, k, dl, pd, st,
-            blocks) -> np.ndarray:
+def _params(x: np.ndarray | None, n: int, c: int, image: tuple, k, dl, pd, st, dtype):
     """conv.c's geometry array of a groups-1 convolution of these windows over `n` samples
-    (`x`: the image whose strides im2col reads; col2im writes a C-order one)."""
-    geo = K.Geometry(k=tuple(k), stride=tuple(st), padding=tuple((p, p) for p in pd),
-                     dilation=tuple(dl), groups=1, out=tuple(blocks))
-    return _build_params(x, geo, n, c, c, (n, c) + tuple(image), 1, 1, (False, False))
+    (`x`: the image whose strides im2col reads; col2im writes a C-order one): the
+    convolutions' own, kept per geometry and layout (`_conv_native._params`)."""
+    x_shape = (n, c) + tuple(image)
+    geo = K.geometry(x_shape, k, st, tuple((p, p) for p in pd), dl, 1)
+    return _conv_params(x, geo, n, c, c, x_shape, 1, 1, dtype.itemsize)
 
 
 def _call(lib, name: str, src: np.ndarray, out: np.ndarray, params: np.ndarray) -> None:
@@ -35,7 +35,7 @@ def im2col_native(lib, x, *, image, k, dl, pd, st, blocks):
     out = np.empty(lead + (c * k[0] * k[1], blocks[0] * blocks[1]), x.dtype)
     if out.size:
         _call(lib, "unfold_columns", x4, out, _params(x4, x4.shape[0], c, (h, w), k, dl, pd,
-                                                      st, blocks))
+                                                      st, x.dtype))
     return out
 
 
@@ -48,5 +48,5 @@ def col2im_native(lib, cols, *, image, k, dl, pd, st, blocks):
     out = np.empty(lead + (c,) + tuple(image), cols.dtype)
     if out.size:
         _call(lib, "fold_columns", src, out, _params(None, src.shape[0], c, image, k, dl, pd,
-                                                     st, blocks))
+                                                     st, cols.dtype))
     return out

@@ -608,7 +608,6 @@ def evenly_distribute_vjp(g, out, x, *, dims, keepdim, **_):
     return amax_vjp(g, out, x, dims=dims, keepdim=keepdim, nan_ties=True)
 
 
-
 def dim_select_meta(x, *, dim, keepdim, **_):
     """Meta rule of a (values, indices) reduction along one dim."""
     shape = reduced_shape(x._shape, (dim,), keepdim) if x.ndim else ()

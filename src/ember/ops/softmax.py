@@ -502,6 +502,9 @@ def _logsumexp_jvp(primals, tangents, out, *, dims, keepdim):
     return (t * w).sum(dims, keepdim=keepdim)
 
 
+_sum_lines = _reduce_native("sum")
+
+
 def _logsumexp_native(lib, a, *, dims, keepdim):
     """logsumexp with its two reductions, the max and the sum of the exponentials, in C
     (csrc/reduce.c) and the NumPy kernel's subtract, exp and log between them: that
@@ -516,7 +519,7 @@ def _logsumexp_native(lib, a, *, dims, keepdim):
     m = np.where(np.isfinite(m), m, 0).astype(a.dtype)
     shifted = np.subtract(a, m)
     np.exp(shifted, out=shifted)
-    total = _reduce_native("sum")(lib, shifted, dims=dims, keepdim=True)
+    total = _sum_lines(lib, shifted, dims=dims, keepdim=True)
     if total is NotImplemented:  # (the short rows `along` sums down columns)
         total = along(np.add.reduce, shifted, dims, True)
     np.log(total, out=total)

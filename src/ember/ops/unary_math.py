@@ -88,6 +88,7 @@ deflower(expm1_p, "ember_expm1_t({0})", ulps=1)
 defvjp(expm1_p, lambda g, out, x: g * cj(out + 1), reads=((),), save_output=True)
 defjvp1(expm1_p, lambda t, out, x: t * (out + 1))
 
+
 def _rounded_from64(fn):
     """A float32 kernel computed in float64 and rounded once (so correctly rounded in all
     but rare double-rounding cases); other dtypes run `fn` directly."""

@@ -53,6 +53,7 @@ _NEEDS = {"linear": 1, "bilinear": 2, "trilinear": 3}
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _FILTERED = ("bilinear", "bicubic", "lanczos")  # (the modes antialiasing supports)
 
+
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
