@@ -54,7 +54,7 @@ from .conv import (
 )
 from .double_backward import double_backward
 from .nn_ops import keep_channels_last
-from .one_node import one_node, records
+from .one_node import one_node, plain_call, records
 from .registry import Primitive, apply, defvjp, rename_node, saves, shows
 
 _LOW = (dt.float16, dt.bfloat16)
@@ -239,11 +239,7 @@ def _plain_key(nd: int, input: Tensor, sizes: tuple, flags: tuple,
     window sizes (ints, or tuples of them; None) and the flags; None where the call takes
     the composite (an interpreter on the stack, another dtype or device, arguments of other
     types; grad wanted, unless `graph`: the composite's own body asks, inside its node)."""
-    if dispatch._pushed[0] or input._dtype not in _FAST or (
-            not graph and input._requires_grad and grad_mode.state.enabled):
-        return None
-    s = input._storage
-    if s is not None and s.device.type != "cpu":
+    if input._dtype not in _FAST or not plain_call(input, graph=graph):
         return None
     key = window_key(nd, input, sizes, flags)
     layout = None if key is None else _layout_of(input)

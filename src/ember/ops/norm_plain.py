@@ -20,7 +20,7 @@ from .. import _grad_mode as grad_mode
 from .._core.dispatch import _cpu, run_quiet
 from .._tensor import Tensor, _wrap
 from .binary import add_fn, div_fn, mul_fn, sub_fn
-from .one_node import plain_eager
+from .one_node import plain_call, plain_eager
 from .reduce import MEAN_DIMS, reduce_p
 from .ternary import addcmul_fn, clamp_min_fn
 from .unary_math import rsqrt_p
@@ -32,18 +32,8 @@ _PLAIN = (dt.float32, dt.float64)
 def _arrays(x: Tensor, *others: Tensor | None) -> list | None:
     """The operands' arrays for a plain call, or None where the composite runs."""
     d = x._dtype
-    if d not in _PLAIN:
-        return None
-    grad = _grad_mode.enabled
-    for t in (x,) + others:
-        if t is None:
-            continue
-        s = t._storage
-        if t._dtype is not d or t._requires_grad and grad or \
-                s is not None and s.device.type != "cpu" or \
-                t.__class__ is not Tensor and t._is_lazy:  # (a captured graph's pending value)
-            return None
-    if not x.is_contiguous() or not plain_eager():
+    if d not in _PLAIN or any(t is not None and t._dtype is not d for t in others) or \
+            not plain_call(x, *others) or not plain_eager() or not x.is_contiguous():
         return None
     return [None if t is None else t._np if t._np is not None else t._array()
             for t in (x,) + others]

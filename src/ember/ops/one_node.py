@@ -111,6 +111,28 @@ def plain_eager() -> bool:
     return not dispatch._pushed[0] and not saved_hooks.active()
 
 
+def plain_call(*inputs: Tensor | None, graph: bool = False) -> bool:
+    """Whether ops on `inputs` (tensors, None for an absent one) would record no graph
+    and no interpreter would see them: none pushed, no input wanting a gradient while grad
+    is on (unless `graph`: a composite's body run inside its own node, which records the
+    graph), each on the CPU and holding its values (no captured graph's pending one). Then
+    a composite may run its kernels on the arrays: the same bits, without its dispatches."""
+    if dispatch._pushed[0]:
+        return False
+    grad = grad_mode.state.enabled and not graph
+    for t in inputs:
+        if t is None:
+            continue
+        if t.__class__ is not Tensor and (not isinstance(t, Tensor) or t._is_lazy):
+            return False
+        if grad and t._requires_grad:
+            return False
+        s = t._storage
+        if s is not None and s.device.type != "cpu":
+            return False
+    return True
+
+
 def records(*inputs: Tensor | None) -> bool:
     """Whether `one_node` over `inputs` records its one node (else it runs the composite)."""
     return grad_mode.state.enabled and plain_eager() and \

@@ -33,7 +33,6 @@ import numpy as np
 
 import ember as E
 
-from ..._core import dispatch
 from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
@@ -43,6 +42,7 @@ from ...ops._common import type_name
 from ...ops._fma import fma
 from ...ops.conv import _layout_of
 from ...ops.nn_ops import keep_channels_last
+from ...ops.one_node import plain_call
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...ops.registry import shows
 from . import _resample_native as _native
@@ -135,11 +135,8 @@ def _plain_key(input: Tensor, size, scale_factor, mode: str, align_corners,
     """What a call's checks and taps depend on: the input's shape, dtype and layout and the
     arguments, each of a type whose equal values mean the same call (sizes ints, scale
     factors ints or floats, flags None or bools); None where the call takes every step."""
-    if input.__class__ is not Tensor or dispatch._pushed[0] or \
-            input._dtype not in (E.float32, E.float64) or mode.__class__ is not str:
-        return None
-    s = input._storage
-    if s is not None and s.device.type != "cpu":
+    if not isinstance(input, Tensor) or input._dtype not in (E.float32, E.float64) or \
+            mode.__class__ is not str or not plain_call(input, graph=True):
         return None
     for v, kinds in ((size, (int,)), (scale_factor, (int, float))):
         if v is not None and v.__class__ not in kinds and not (

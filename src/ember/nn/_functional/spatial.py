@@ -12,8 +12,6 @@ import numpy as np
 
 import ember as E
 
-from ... import _grad_mode as grad_mode
-from ..._core import dispatch
 from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_op, cast_op, in_region
@@ -35,7 +33,7 @@ from ...ops.conv import (
     conv_transpose3d,
 )
 from ...ops.double_backward import double_backward
-from ...ops.one_node import one_node
+from ...ops.one_node import one_node, plain_call
 from ...ops.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -152,13 +150,9 @@ _PAD_PLAN_MOST = 1 << 15  # elements: past this NumPy's indexing by grids is slo
 
 def _pad_key(input: Tensor, pad, mode: str, value) -> tuple | None:
     """What a plain gather pad's checks and grids depend on; None where the ops run."""
-    if mode == "constant" or value is not None or input.__class__ is not Tensor or \
-            dispatch._pushed[0] or (input._requires_grad and grad_mode.state.enabled) or \
-            in_region() or pad.__class__ not in (tuple, list) or \
+    if mode == "constant" or value is not None or in_region() or \
+            pad.__class__ not in (tuple, list) or input is None or not plain_call(input) or \
             math.prod(input._shape) > _PAD_PLAN_MOST:
-        return None
-    s = input._storage
-    if s is not None and s.device.type != "cpu":
         return None
     for v in pad:
         if v.__class__ is not int:
@@ -377,22 +371,11 @@ def _shuffled(input: Tensor, shuffle, name: str, **shown) -> Tensor:
     return shows(one_node(name, run, input, linear=True), name, **shown)
 
 
-def _plain(input: Tensor) -> bool:
-    """Whether an op of `input` records no graph and no interpreter sees it (no grad wanted,
-    none on the stack), on a CPU tensor of ember's own: then its composite may run on the
-    array directly."""
-    if input.__class__ is not Tensor or dispatch._pushed[0] or (
-            input._requires_grad and grad_mode.state.enabled):
-        return False
-    st = input._storage
-    return st is None or st.device.type == "cpu"
-
-
 def _plain_shuffle(input: Tensor, r: int, split: tuple, perm: tuple, shape: tuple):
     """A pixel (un)shuffle with no graph to record of a row-major input: the composite's
     reshape, permute and copy on its array (the same values, row-major); None where the
     composite runs."""
-    if r == 1 or not _plain(input) or not input.is_contiguous():
+    if r == 1 or not plain_call(input) or not input.is_contiguous():
         return None
     x = input.detach().numpy()
     return E.from_numpy(np.ascontiguousarray(x.reshape(split).transpose(perm)).reshape(shape))
