@@ -1,6 +1,7 @@
 """x[key], x[key] = v, index_put, gather, take_along_dim, nonzero, argwhere against torch."""
 
 import random
+import re
 import warnings
 
 import numpy as np
@@ -617,3 +618,33 @@ def test_a_complex_value_written_into_a_real_tensor(dtype):
         return x
 
     assert_same(write(ember), write(torch))
+
+
+def test_python_int_keys_select_views_as_torch_does():
+    # x[i] and x[i, j] take the selects directly; values, layout, storage and node as torch
+    base = rand_array((4, 5, 3), seed=7)
+    for key in [0, 3, -1, -4, (1,), (2, 4), (-1, -5), (3, 0, 2), (0, -1, -3)]:
+        for grad in (False, True):
+            xe = ember.tensor(base, requires_grad=grad)
+            xt = torch.tensor(base, requires_grad=grad)
+            ye, yt = xe[key], xt[key]
+            assert ye.shape == yt.shape and ye.stride() == yt.stride()
+            assert ye.storage_offset() == yt.storage_offset()
+            assert ye.detach().numpy().tolist() == yt.detach().numpy().tolist()
+            assert ye._base is xe and ye.untyped_storage().data_ptr() == \
+                xe.untyped_storage().data_ptr()
+            if grad:
+                assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
+                assert ye.grad_fn._saved_index == yt.grad_fn._saved_index
+                ye.sum().backward()
+                yt.sum().backward()
+                assert xe.grad.numpy().tolist() == xt.grad.numpy().tolist()
+    x = ember.tensor(base)
+    for key in [4, -5, (0, 5), (0, 0, 3), (0, 0, 0, 0), True, (1, False)]:
+        try:
+            want = torch.tensor(base)[key]
+        except IndexError as e:
+            with pytest.raises(IndexError, match=re.escape(str(e))):
+                x[key]
+        else:
+            assert x[key].shape == want.shape

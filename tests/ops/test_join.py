@@ -1,6 +1,7 @@
 """cat / stack family, repeat / tile / repeat_interleave, broadcasting, flip / roll / rot90,
 meshgrid, cartesian_prod, combinations against torch."""
 
+import re
 import warnings
 
 import numpy as np
@@ -532,3 +533,35 @@ def test_join_out_of_a_lower_category_is_torchs_type_error(fn, src, out):
     else:
         got = call(ember)
         assert got.dtype == getattr(ember, out) and got.tolist() == want.tolist()
+
+
+def test_stack_of_samples_matches_torch_on_every_path():
+    # a batch's collation (row-major samples of one dtype, no graph) and every way out of
+    # that path: mixed dtypes, grad wanted, strided samples, unequal shapes, out=
+    r = np.random.default_rng(3)
+    for shape in [(), (5,), (3, 4)]:
+        for dim in range(-len(shape) - 1, len(shape) + 1):
+            for dtypes in [("float32",) * 3, ("float16",) * 3, ("bool",) * 3,
+                           ("float32", "float64", "int64")]:
+                arrs = [(r.standard_normal(shape) * 3).astype(d) for d in dtypes]
+                got = ember.stack([ember.tensor(a) for a in arrs], dim)
+                want = torch.stack([torch.tensor(a) for a in arrs], dim)
+                assert got.dtype == getattr(ember, str(want.dtype)[6:])
+                assert got.shape == want.shape and got.stride() == want.stride()
+                assert np.array_equal(got.numpy(), want.numpy())
+            xs = [ember.tensor(r.standard_normal(shape), requires_grad=True) for _ in range(3)]
+            ys = ember.stack(xs, dim)
+            assert type(ys.grad_fn).__name__ == "StackBackward0"
+            ys.backward(ember.ones(ys.shape))
+            assert all(x.grad.numpy().tolist() == np.ones(shape).tolist() for x in xs)
+    a = torch.tensor(r.standard_normal((4, 3)))
+    e = ember.tensor(a.numpy())
+    got, want = ember.stack([e.t(), e.t()]), torch.stack([a.t(), a.t()])
+    assert got.stride() == want.stride() and np.array_equal(got.numpy(), want.numpy())
+    with pytest.raises(RuntimeError, match=re.escape(
+            "stack expects each tensor to be equal size, but got [3] at entry 0 and [2] at "
+            "entry 1")):
+        ember.stack([ember.ones(3), ember.ones(2)])
+    out = ember.empty(2, 3)
+    assert ember.stack([ember.ones(3), ember.zeros(3)], out=out) is out
+    assert out.numpy().tolist() == [[1, 1, 1], [0, 0, 0]]

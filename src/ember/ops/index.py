@@ -249,7 +249,32 @@ def _as_tensor(a: np.ndarray) -> Tensor:
     return _wrap(np.array(a))
 
 
+def _selected(x: Tensor, ints: tuple) -> Tensor | None:
+    """x[i, j, ...] for Python ints in range (the commonest keys: a dataset's `data[i]`):
+    the selects `plan` would bind, without parsing the key; None where one is out of range
+    (`plan` words the error)."""
+    shape = x._shape
+    if len(ints) > len(shape):
+        return None
+    for k, n in zip(ints, shape):
+        if not -n <= k < n:
+            return None
+    for k, n in zip(ints, shape):
+        x = bind(movement.view_p, x, fn=movement.select_p, dim=0, index=k % n)
+        if x._grad_fn is not None:
+            keep_given(x, index=k)
+    return x
+
+
 def getitem(x: Tensor, key) -> Tensor:
+    ints = (key,) if key.__class__ is int else key if key.__class__ is tuple else ()
+    for k in ints:
+        if k.__class__ is not int:
+            break
+    else:
+        view = _selected(x, ints) if ints else None
+        if view is not None:
+            return view
     if x.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._core.dispatch import iter_layout
 from .._layout import channels_last_strides, contiguous_format, suggest_memory_format
-from .._tensor import Size, Tensor
+from .._tensor import Size, Tensor, _wrap
 from .._user_warnings import warn_at_user
 from .._view import (
     contiguous_strides,
@@ -50,7 +50,7 @@ from ._common import (
     write_out,
 )
 from ._size_args import REQUIRED, int_list, keyword_list
-from .one_node import one_node
+from .one_node import one_node, plain_call
 from .registry import (
     Primitive,
     apply,
@@ -283,6 +283,10 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if dim.__class__ is not int:
         dim = need_int(dim, "stack", "dim", 2)
     d = wrap_dim(dim, first.ndim + 1)  # the dim is checked before the sizes, as in PyTorch
+    if out is None and first.ndim + (d == first.ndim) <= 3:
+        r = _plain_stack(tensors, d)
+        if r is not None:
+            return r
     for i, t in enumerate(tensors[1:], 1):
         if t._shape != first._shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
@@ -297,6 +301,27 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if r._grad_fn is not None:
         keep_given(r, dim=dim)
     return r if out is None else _write_joined(r, out, tuple(tensors))
+
+
+def _plain_stack(tensors: list, d: int) -> Tensor | None:
+    """The stack of row-major tensors of one shape and dtype, at most 2-d, where no graph
+    is recorded (a batch's collation, `torch.stack(samples)`): the kernel's copy on their
+    arrays, without the primitive's per-input dispatch (64 samples: ~8,200 -> ~3,000
+    opcodes). None where the primitive runs (and words any error). PyTorch's stack of such
+    inputs is row-major: no layout rule applies below 4-d."""
+    if not plain_call(*tensors):
+        return None
+    first = tensors[0]
+    dtype, shape = first._dtype, first._shape
+    arrays = []
+    for t in tensors:
+        a = t._np if t._np is not None else t._array()
+        if t._dtype is not dtype or t._shape != shape or not a.flags.c_contiguous:
+            return None
+        arrays.append(a)
+    # (np.array of equal arrays is their stack along a new first dim, without np.stack's
+    # Python)
+    return _wrap(np.array(arrays) if d == 0 else np.stack(arrays, axis=d))
 
 
 def stack_pointwise(parts, operands) -> Tensor:

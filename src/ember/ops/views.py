@@ -264,7 +264,11 @@ def _selecting_vjp(rule):
 
 
 slice_ = _member("slice", _slice_rule)
-select = _member("select", _select_rule)
+def _select_view(a, *, dim, index, fn=None):
+    return a[index, ...] if dim == 0 else a[(slice(None),) * dim + (index, Ellipsis)]
+
+
+select = _member("select", _select_rule, np_view=_select_view)
 diagonal = _member("diagonal", _diagonal_rule)
 unfold = _member("unfold", _unfold_rule)
 for _m, _rule in ((slice_, _slice_rule), (select, _select_rule), (diagonal, _diagonal_rule),
