@@ -539,7 +539,7 @@ def test_stack_of_samples_matches_torch_on_every_path():
     # a batch's collation (row-major samples of one dtype, no graph) and every way out of
     # that path: mixed dtypes, grad wanted, strided samples, unequal shapes, out=
     r = np.random.default_rng(3)
-    for shape in [(), (5,), (3, 4)]:
+    for shape in [(), (5,), (3, 4), (2, 3, 2)]:
         for dim in range(-len(shape) - 1, len(shape) + 1):
             for dtypes in [("float32",) * 3, ("float16",) * 3, ("bool",) * 3,
                            ("float32", "float64", "int64")]:

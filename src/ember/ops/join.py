@@ -304,11 +304,11 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
 
 
 def _plain_stack(tensors: list, d: int) -> Tensor | None:
-    """The stack of row-major tensors of one shape and dtype, at most 2-d, where no graph
-    is recorded (a batch's collation, `torch.stack(samples)`): the kernel's copy on their
-    arrays, without the primitive's per-input dispatch (64 samples: ~8,200 -> ~3,000
-    opcodes). None where the primitive runs (and words any error). PyTorch's stack of such
-    inputs is row-major: no layout rule applies below 4-d."""
+    """The stack of row-major tensors of one shape and dtype where no graph is recorded (a
+    batch's collation, `torch.stack(samples)`): the kernel's copy on their arrays, without
+    the primitive's per-input dispatch (64 samples: ~8,200 -> ~4,200 opcodes). None where
+    the primitive runs (and words any error). The caller takes it for joined parts of at
+    most 3 dims, whose stack PyTorch lays out row-major (its layout rule starts at 4-d)."""
     if not plain_call(*tensors):
         return None
     first = tensors[0]
