@@ -1,5 +1,6 @@
-"""csrc/multiply_add.c (add / sub with alpha, addcmul, lerp: one C `fma` each) against its
-NumPy twins in ops/_multiply_add.py (an exact emulation): bit for bit, at every size, with
+"""csrc/multiply_add.c (add / sub with alpha, addcmul, lerp: one C `fma` each; addcdiv, op by
+op) against its NumPy twins in ops/_multiply_add.py (an exact emulation) and
+ops/ternary._addc_kernel: bit for bit, at every size, with
 NaN, infinities and signed zeros, in place (the output is an input), on one and two
 threads. Operands the C kernels do not take reach NumPy through the chooser."""
 
@@ -11,7 +12,7 @@ import pytest
 from ember import native
 from ember.ops import _multiply_add as M
 from ember.ops.binary import add_alpha_fn, sub_alpha_fn
-from ember.ops.ternary import addcmul_fn, lerp_fn, lerp_tensor_fn
+from ember.ops.ternary import addcdiv_fn, addcmul_fn, lerp_fn, lerp_tensor_fn
 from native._differential import assert_bits, layouts, threads, with_specials
 
 from helpers import rand_array
@@ -52,6 +53,8 @@ CASES = {  # member, (operands, params) from three arrays
     "add alpha": (add_alpha_fn, lambda a, b, c: ((a, b), {"alpha": 0.1})),
     "sub alpha": (sub_alpha_fn, lambda a, b, c: ((a, b), {"alpha": -2.5})),
     "addcmul": (addcmul_fn, lambda a, b, c: ((a, b, c), {"value": 0.3})),
+    "addcdiv": (addcdiv_fn, lambda a, b, c: ((a, b, c), {"value": -0.3})),
+    "addcdiv 1": (addcdiv_fn, lambda a, b, c: ((a, b, np.where(c > 1, 0.0, c)), {"value": 1})),
     "lerp small": (lerp_fn, lambda a, b, c: ((a, b, 0.3), {})),
     "lerp large": (lerp_fn, lambda a, b, c: ((a, b, 0.8), {})),
     "lerp tensor": (lerp_tensor_fn, lambda a, b, c: ((a, b, c), {})),
@@ -102,6 +105,8 @@ def test_broadcast_and_strided_operands_are_made_dense_for_c():
     assert got.shape == x.shape and got.flags.c_contiguous
     assert_bits(got, _numpy(native.twins(addcmul_fn)[0], shift, x, scale))
     assert_bits(M.scaled_add_native(lib, x, x[:, :1], 0.5), _numpy(M.scaled_add, x, x[:, :1], 0.5))
+    assert_bits(M.addcdiv_native(lib, shift, x, scale, 2),
+                _numpy(native.twins(addcdiv_fn)[0], shift, x, scale, 2))
     y = rand_array((5, 5, 3, 4), seed=3).T  # (a transposed view)
     assert_bits(M.lerp_native(lib, y, x, 0.25), _numpy(M.lerp, y, x, 0.25))
 
@@ -114,6 +119,7 @@ def test_other_operands_stay_on_numpy():
                             a.astype(np.float16)) is NotImplemented
     assert M.lerp_native(lib, a, rand_array((3, 5)), 0.5) is NotImplemented  # (NumPy raises)
     assert M.addcmul_native(lib, a, a, a, value=1j) is NotImplemented
+    assert M.addcdiv_native(lib, a, a, a, value=(1 << 60) + 1) is NotImplemented
     # (a number `other` is taken: added at once where its product with alpha is exact, else
     # spread to an array for the fused kernel)
     np.testing.assert_array_equal(M.scaled_add_native(lib, np.arange(3.0), 2.0, 1.0),

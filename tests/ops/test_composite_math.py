@@ -131,6 +131,30 @@ def test_copysign_scalars_and_ints():
     check_op(ember.copysign, torch.copysign, F, np.array([-0.0, 0.0, -0.0, 0.0]))
 
 
+def test_copysign_plain_call_is_the_composites_bits():
+    """Two float tensors of one dtype and shape, nothing wanting a gradient: one
+    np.copysign (composite_math._copysign_plain), the composite's bits (-0.0, +-inf and
+    NaNs of both signs on either side) and torch's; a transposed operand, another dtype, a
+    broadcast or an input wanting a gradient run the composite."""
+    from native._differential import assert_bits
+
+    vals = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.5, -2.0])
+    a0, b0 = np.repeat(vals, vals.size), np.tile(vals, vals.size)
+    for d in (np.float32, np.float64):
+        a, b = a0.astype(d), b0.astype(d)
+        plain = ember.copysign(ember.tensor(a), ember.tensor(b)).numpy()
+        held = ember.tensor(b, requires_grad=True)
+        composite = ember.copysign(ember.tensor(a), held).detach().numpy()
+        assert_bits(plain, composite)
+        assert_bits(plain, torch.copysign(torch.tensor(a), torch.tensor(b)).numpy())
+        assert (np.signbit(plain) == np.signbit(b)).all()
+    x, y = ember.randn(3, 4), ember.randn(4, 3)
+    assert_same(ember.copysign(x, y.t()), torch.copysign(torch.tensor(x.numpy()),
+                                                         torch.tensor(y.numpy()).t()))
+    r = ember.copysign(ember.randn(3, requires_grad=True), ember.randn(3))
+    assert type(r.grad_fn).__name__ == "CopysignBackward0"
+
+
 def test_heaviside():
     check_op(ember.heaviside, torch.heaviside, F, np.array([0.5]), grad=False)
     check_op(ember.heaviside, torch.heaviside, I, np.array([7]), grad=False)

@@ -204,6 +204,15 @@ def addcmul_native(lib, x, t1, t2, value=1):
     return _laid_as_numpy((x, t1, t2), dense, _native(lib, "addcmul", *dense, value))
 
 
+def addcdiv_native(lib, x, t1, t2, value=1):
+    """x + (value t1) / t2 in C, each op rounding as the NumPy twin's, or NotImplemented."""
+    dense = _dense(x, t1, t2)
+    if dense is None or isinstance(value, complex) or \
+            (value.__class__ is int and abs(value) > 1 << 53):  # (k: a double, exactly)
+        return NotImplemented
+    return _laid_as_numpy((x, t1, t2), dense, _native(lib, "addcdiv", *dense, value))
+
+
 def lerp_native(lib, start, end, weight):
     """lerp in C (a number weight, or an array), or NotImplemented."""
     if isinstance(weight, np.ndarray):

@@ -23,6 +23,7 @@ from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..native import calls
+from . import _binary_math_native as binary_math_native
 from . import _multiply_add as multiply_add
 from ._arg_parser_text import method_aware, need_number, need_tensor, operand_error
 from ._common import (
@@ -531,8 +532,15 @@ def _rounded_div_grad(g, out, a, b):
 # div(rounding_mode='trunc' / 'floor') and floor_divide: floor_divide is div_floor's
 # quotient, but PyTorch gives it no derivative and a node named NotImplemented.
 div_trunc_fn = member("div_trunc", int_zero_checked(lowp2(_trunc_div_kernel)), "DivBackward2")
+native.register(div_trunc_fn, "binary_math",  # (integers: csrc/binary_math.c)
+                binary_math_native.modulo_native(binary_math_native.TRUNC_DIVIDE),
+                min_size=(vars(binary_math_native), "MIN_SIZE"))
 div_floor_fn = member("div_floor", int_zero_checked(lowp2(np.floor_divide)), "DivBackward2")
 floor_divide_fn = member("floor_divide", div_floor_fn.kernel, "NotImplemented")
+for _fn in (div_floor_fn, floor_divide_fn):  # (float32 / 64, int32 / 64: csrc/binary_math.c)
+    native.register(_fn, "binary_math",
+                    binary_math_native.modulo_native(binary_math_native.FLOOR_DIVIDE),
+                    min_size=(vars(binary_math_native), "MIN_SIZE"))
 _ROUNDED = {"trunc": div_trunc_fn, "floor": div_floor_fn}
 for _fn in (div_trunc_fn, div_floor_fn):
     # (zero gradients, but PyTorch's formulas name the operands, so its node saves them)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
+from . import _binary_math_native as native_math
 from ._arg_parser_text import need_bool, need_float, need_tensor
 from ._binary_api import op_pair, refuse_kinds, where_
 from ._common import (
@@ -83,6 +85,13 @@ remainder_fn, remainder_scalar_fn = _modulo("remainder",
                                             int_zero_checked(lowp2(_remainder_kernel)),
                                             _floor_quotient)
 fmod_fn, fmod_scalar_fn = _modulo("fmod", int_zero_checked(lowp2(np.fmod)), _trunc_quotient)
+# float32 / float64 (NumPy's loop calls fmod per element) and int32 / int64 in C, the same
+# bits (csrc/binary_math.c)
+for _fn, _op in ((remainder_fn, native_math.REMAINDER),
+                 (remainder_scalar_fn, native_math.REMAINDER),
+                 (fmod_fn, native_math.FMOD), (fmod_scalar_fn, native_math.FMOD)):
+    native.register(_fn, "binary_math", native_math.modulo_native(_op),
+                    min_size=(vars(native_math), "MIN_SIZE"))
 
 
 # `number % tensor` (PyTorch's remainder.Scalar_Tensor overload) has no derivative.
@@ -132,6 +141,8 @@ defjvp(atan2_fn, lambda primals, tangents, out: shaped(tangent_sum(
 ) / (primals[0] * primals[0] + primals[1] * primals[1]), out))
 
 hypot_fn = member("hypot", lowp2(np.hypot))
+native.register(hypot_fn, "binary_math", native_math.pair_native("hypot"),
+                min_size=(vars(native_math), "MIN_SIZE"))
 defvjp(hypot_fn, lambda g, out, a, b: g * a / out, lambda g, out, a, b: g * b / out,
        reads=((0,), (1,)), save_output=True)
 defjvp(hypot_fn, lambda primals, tangents, out: shaped(tangent_sum(

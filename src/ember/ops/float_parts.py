@@ -13,9 +13,11 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
 from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes
+from . import _binary_math_native as native_math
 from ._arg_parser_text import need_tensor
 from ._binary_api import op_pair
 from ._common import MEMBER_LAYOUT, binary_operands, same_meta, type_name
@@ -184,6 +186,8 @@ def _nextafter_kernel(a, b):
 # nextafter: PyTorch passes the gradient to `input` unchanged where it moved (the step is one
 # ulp) and gives `other` none
 nextafter_fn = member("nextafter", _nextafter_kernel, "NextafterBackward0")
+native.register(nextafter_fn, "binary_math", native_math.pair_native("nextafter"),
+                min_size=(vars(native_math), "MIN_SIZE"))  # (csrc/binary_math.c: the same bits)
 defvjp(nextafter_fn, lambda g, out, a, b: g * (a != b), lambda g, out, a, b: g * 0,
        reads=((0, 1), ()))
 defjvp(nextafter_fn, lambda primals, tangents, out: shaped(tangent_sum(

@@ -601,6 +601,7 @@ defvjp(addcmul_fn, lambda g, out, x, t1, t2, value: g,
        reads=((), (2,), (1,)))
 native.register(addcmul_fn, "multiply_add", multiply_add.addcmul_native)
 addcdiv_fn = Member(ternary_p, "addcdiv", _addc_kernel(np.true_divide), _meta3)
+native.register(addcdiv_fn, "multiply_add", multiply_add.addcdiv_native)
 defvjp(addcdiv_fn, lambda g, out, x, t1, t2, value: g,
        lambda g, out, x, t1, t2, value: g * _conj(value / t2),
        lambda g, out, x, t1, t2, value: -g * _conj(value * t1 / (t2 * t2)),

@@ -6,6 +6,9 @@
  *   lerp         d = b - a; |w| < 0.5 ? fma(w, d, a) : fma(-d, 1 - w, b)
  *                (w one number, or an array: lerp with a tensor weight)
  *
+ * and beside them addcdiv, out = a + (k * b) / c, which PyTorch (and the NumPy twin,
+ * ops/ternary._addc_kernel) rounds op by op, no fma: one pass where NumPy makes three.
+ *
  * Contiguous arrays of one shape and dtype; `out` may be any of them (an in-place op: each
  * element is read before it is written, so no pointer is `restrict`). Split over the kernel threads from 32K elements. The NumPy
  * twins are ops/_fma.py's emulation, the same bits.
@@ -56,6 +59,13 @@ static void FN(lerp_task)(void *p, int64_t lo, int64_t hi) {
     }
 }
 
+static void FN(addcdiv_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(madd_args) *t = p;
+    const scalar_t *a = t->a, *b = t->b, *c = t->c, k = t->k;
+    scalar_t *out = t->out;
+    for (int64_t i = lo; i < hi; i++) out[i] = a[i] + (k * b[i]) / c[i];
+}
+
 #define EMBER_MADD(name)                                                                   \
     void FN(name)(const scalar_t *a, const scalar_t *b, const scalar_t *c, scalar_t *out,   \
                   int64_t n, double k) {                                                    \
@@ -66,6 +76,7 @@ static void FN(lerp_task)(void *p, int64_t lo, int64_t hi) {
 /* (k: the number, rounded to scalar_t here as PyTorch casts it; c: NULL where unused) */
 EMBER_MADD(scaled_add)
 EMBER_MADD(addcmul)
+EMBER_MADD(addcdiv)
 EMBER_MADD(lerp)
 
 #undef EMBER_MADD
