@@ -28,7 +28,7 @@ FORWARD = native.twins(max_pool_p)
 BACKWARD = native.twins(max_pool_backward_p)
 
 # (input shape, kernel, stride, padding, dilation, ceil_mode): sizes 0 and 1, odd sizes,
-# padding, dilation, overlapping windows, ceil_mode's partial last window; 1-d and 2-d
+# padding, dilation, overlapping windows, ceil_mode's partial last window; 1-d, 2-d, 3-d
 CASES = [
     ((2, 3, 8, 8), (2, 2), (2, 2), (0, 0), (1, 1), False),
     ((2, 3, 9, 7), (3, 3), (2, 2), (1, 1), (1, 1), True),
@@ -41,6 +41,10 @@ CASES = [
     ((4, 6, 6), (2, 2), (1, 1), (1, 1), (1, 1), True),
     ((2, 3, 13), (3,), (2,), (1,), (1,), True),
     ((4, 9), (2,), (1,), (0,), (2,), False),
+    ((2, 3, 6, 7, 5), (2, 3, 2), (2, 2, 1), (1, 1, 0), (1, 1, 2), True),
+    ((1, 2, 5, 5, 5), (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), False),
+    ((3, 4, 6, 6), (2, 2, 2), (2, 2, 2), (0, 0, 0), (1, 1, 1), False),
+    ((0, 2, 4, 4, 4), (2, 2, 2), (2, 2, 2), (0, 0, 0), (1, 1, 1), False),
 ]
 IDS = [f"{c[0]}-k{c[1]}-s{c[2]}-p{c[3]}-d{c[4]}-{'ceil' if c[5] else 'floor'}" for c in CASES]
 
@@ -65,6 +69,9 @@ def _layouts(x):
     out = layouts(x)
     if x.ndim == 4:  # channels-last: a (n, h, w, c) buffer read as (n, c, h, w)
         out["channels-last"] = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    if x.ndim == 5:  # (and a (n, d, h, w, c) one read as (n, c, d, h, w))
+        out["channels-last"] = np.ascontiguousarray(
+            x.transpose(0, 2, 3, 4, 1)).transpose(0, 4, 1, 2, 3)
     out.pop("broadcast", None)
     return out
 
@@ -95,11 +102,11 @@ def test_max_pool_forward_matches_numpy(case, dtype, n_threads):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("case", [c for c in CASES if c[0][0] and c[0][1]], ids=str)
 def test_max_pool_forward_is_torchs_bit_for_bit(case, dtype):
-    """Values (zero signs included) and indices as torch's max_pool{1,2}d_with_indices."""
+    """Values (zero signs included) and indices as torch's max_pool{1,2,3}d_with_indices."""
     kw = _params(case)
     x = _ties(case[0], dtype, seed=1)
     got_v, got_i = FORWARD[1](native.library("pool"), x, **kw)
-    fn = TF.max_pool2d if len(kw["kernel"]) == 2 else TF.max_pool1d
+    fn = (TF.max_pool1d, TF.max_pool2d, TF.max_pool3d)[len(kw["kernel"]) - 1]
     tv, ti = fn(torch.from_numpy(x), kw["kernel"], kw["stride"], kw["padding"], kw["dilation"],
                 kw["ceil_mode"], True)
     np.testing.assert_array_equal(got_i, ti.numpy())

@@ -135,7 +135,8 @@ def test_integers_have_no_fused_form():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 def test_every_broadcast_pattern_is_the_same_bits(dtype, _kernels):
     """Each operand the result's shape or one number (the C pass's eight loops), and layouts
-    it does not take (a transposed or broadcast row operand: emulated), alike."""
+    it does not take (a transposed or broadcast row operand: copied to the result's shape
+    natively, emulated otherwise), alike."""
     x, y, z = _cancelling(1000, dtype, 1.0, seed=5)
     want_full = _libm_fma(x, y, z)
     for pattern in range(8):
@@ -146,3 +147,8 @@ def test_every_broadcast_pattern_is_the_same_bits(dtype, _kernels):
     np.testing.assert_array_equal(fma(m[:, 0], m[:, 1], z), want_full)
     np.testing.assert_array_equal(fma(x.reshape(8, 125), y[:125], z.reshape(8, 125)).ravel(),
                                   _libm_fma(x, np.tile(y[:125], 8), z))
+    # (no operand the result's shape: a column times a row plus a row)
+    got = fma(x[:8].reshape(8, 1), y[:125], z[:125])
+    want = _libm_fma(np.repeat(x[:8], 125), np.tile(y[:125], 8), np.tile(z[:125], 8))
+    np.testing.assert_array_equal(got.ravel(), want)
+    assert got.shape == (8, 125)

@@ -89,9 +89,10 @@ def planes_backward(dy3, x3, mean, rstd, weight):
     return dx, dweight, dbias
 
 
-def rows_backward(dy2, x2, mean, rstd, weight, dot_rows=None):
+def rows_backward(dy2, x2, mean, rstd, weight, dot_rows=None, dx_rows=None):
     """(dx, dweight, dbias) of (rows, C) arrays by the rows kernel. `dot_rows(x, dy, mean,
-    acc)` does a chunk's fused products in C; without it a loop over rows does them."""
+    acc)` does a chunk's fused products in C; without it a loop over rows does them.
+    `dx_rows(x, dy, mean, k, grad_mean, rstd, weight, full)` computes dx in C, where given."""
     rows, c = dy2.shape
     t = dy2.dtype.type
     chunk = -(-rows // max(1, min(workers(), rows)))
@@ -111,8 +112,10 @@ def rows_backward(dy2, x2, mean, rstd, weight, dot_rows=None):
     dweight = d * rstd
     k = dweight * rstd / t(rows)
     grad_mean = s / t(rows)
-    xm = x2 - mean
     full = c - c % lanes(t)
+    if dx_rows is not None:
+        return dx_rows(x2, dy2, mean, k, grad_mean, rstd, weight, full), dweight, s
+    xm = x2 - mean
     fused = fma(-xm[:, :full], k[:full], dy2[:, :full] - grad_mean[:full])
     plain = (dy2[:, full:] - grad_mean[full:]) - xm[:, full:] * k[full:]
     dx = np.concatenate([fused, plain], axis=1) * rstd

@@ -1,9 +1,11 @@
 """`_fma.fma` in one C pass (csrc/multiply_add.c `fma3`): C's correctly rounded fused
 multiply-add, the bits ops/_fma.py's NumPy emulation computes in a dozen passes.
 
-float32 and float64 operands of one dtype (numbers read at it), each either the result's
-shape in C order or one element; anything else, and native kernels off: None, and the
-caller emulates with NumPy.
+float32 and float64 operands of one dtype (numbers read at it). The C pass reads each
+operand as the result's shape in C order or as one element; any other layout (a row of
+per-channel factors broadcast over a batch, a transposed view) is copied to the result's
+shape first: one pass more, against the emulation's dozen. Other dtypes, shapes that do not
+broadcast, and native kernels off: None, and the caller emulates with NumPy.
 """
 
 from __future__ import annotations
@@ -32,12 +34,18 @@ def fma_native(x, y, z, d: np.dtype) -> np.ndarray | None:
         else:
             return None
         ops.append(v)
-    shape = max(ops, key=lambda v: (v.size, v.ndim)).shape  # (the others: it or one value)
+    shape = ops[0].shape
+    if ops[1].shape != shape or ops[2].shape != shape:
+        try:
+            shape = np.broadcast_shapes(*(v.shape for v in ops))
+        except ValueError:
+            return None
     pattern = 0
-    for v in ops:
+    for k, v in enumerate(ops):
         side = calls.full_or_one(v, shape)
         if side is None:
-            return None
+            ops[k] = np.ascontiguousarray(np.broadcast_to(v, shape))
+            side = 1
         pattern = pattern << 1 | side
     lib = native.library("multiply_add")
     if lib is None:

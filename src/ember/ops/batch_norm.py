@@ -93,7 +93,7 @@ def _channels_last(x: np.ndarray) -> bool:
         np.moveaxis(x, 1, -1).flags.c_contiguous
 
 
-def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
+def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None, apply_rows=None):
     """(out, xhat, mean, var_sum, rstd) over dims (0, 2, ...); var_sum is the sum of the
     squared deviations, as PyTorch keeps it (the running variance divides it by count - 1).
 
@@ -102,7 +102,8 @@ def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
     1 / sqrt(var_sum / count + eps) (the quotient rounded) in double, rounded; out =
     fma(x, alpha, fma(-mean, alpha, bias)) with alpha = rstd * weight (csrc/batch_norm.c
     computes the same). (N, C) and channels-last inputs take PyTorch's row kernel
-    (`_row_statistics`), and a channels-last input gets channels-last results.
+    (`_row_statistics`), and a channels-last input gets channels-last results; there
+    `apply_rows(rows, alpha, beta, mean, rstd)` gives (out, xhat) in C, where given.
 
     A 16-bit input works in float. With `mixed` (float parameters or buffers beside it),
     mean and var_sum stay float; otherwise they and rstd are rounded to the input's type
@@ -157,8 +158,9 @@ def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
     else:
         beta = fma(-mean, alpha, b)
     if rows is not None:
-        out = _rows_back(fma(rows, alpha, beta), work.shape)
-        xhat = _rows_back((rows - mean) * rstd, work.shape)
+        out, xhat = apply_rows(rows, alpha, beta, mean, rstd) if apply_rows is not None \
+            else (fma(rows, alpha, beta), (rows - mean) * rstd)
+        out, xhat = _rows_back(out, work.shape), _rows_back(xhat, work.shape)
     else:
         a3, b3, r3 = alpha.reshape(1, c, 1), beta.reshape(1, c, 1), rstd.reshape(1, c, 1)
         out = np.empty(x3.shape, x3.dtype)
@@ -188,7 +190,7 @@ def _batch_norm_meta(x, weight, bias, *, eps, mixed=False):
     return (x._shape, x._dtype), (x._shape, x._dtype), stat, stat, ((x._shape[1],), x._dtype)
 
 
-def _batch_norm_backward_kernel(g, xhat, rstd, weight, x, mean, dot_rows=None):
+def _batch_norm_backward_kernel(g, xhat, rstd, weight, x, mean, dot_rows=None, dx_rows=None):
     """(dx, dweight, dbias): dx = weight rstd (g - mean(g) - xhat mean(g xhat)) per channel,
     dweight = sum(g xhat), dbias = sum(g), computed from x and mean in PyTorch's order
     (`_batch_norm_grad`); xhat is what the derivative rules read."""
@@ -200,7 +202,7 @@ def _batch_norm_backward_kernel(g, xhat, rstd, weight, x, mean, dot_rows=None):
     if x.size == n * c or _channels_last(x):
         dx, dweight, dbias = G.rows_backward(
             np.moveaxis(g, 1, -1).reshape(-1, c), np.moveaxis(x, 1, -1).reshape(-1, c),
-            mean, rstd, w, dot_rows)
+            mean, rstd, w, dot_rows, dx_rows)
         dx = _rows_back(dx, x.shape)
     else:
         dx, dweight, dbias = G.planes_backward(g.reshape(n, c, -1), x.reshape(n, c, -1), mean,
@@ -223,8 +225,19 @@ def _batch_norm_native(lib, x, weight, bias, *, eps, mixed=False):
         return NotImplemented
     if x.size == x.shape[0] * x.shape[1] or _channels_last(x):
         fn = calls.entry(lib, f"bn_rows_sq_{sfx}", [calls.P] * 3 + [calls.I64] * 2)
+        apply = calls.entry(lib, f"bn_rows_apply_{sfx}", [calls.P] * 7 + [calls.I64] * 2)
+
+        def apply_rows(rows, *per_channel):
+            rows = np.ascontiguousarray(rows)
+            vecs = [np.ascontiguousarray(v, rows.dtype) for v in per_channel]
+            out, xhat = np.empty_like(rows), np.empty_like(rows)
+            apply(calls.ptr(rows), *map(calls.ptr, vecs), calls.ptr(out), calls.ptr(xhat),
+                  rows.shape[0], rows.shape[1])
+            return out, xhat
+
         return _batch_norm_kernel(x, weight, bias, eps=eps, sq_rows=lambda a, m, acc: fn(
-            calls.ptr(a), calls.ptr(m), calls.ptr(acc), a.shape[0], a.shape[1]))
+            calls.ptr(a), calls.ptr(m), calls.ptr(acc), a.shape[0], a.shape[1]),
+            apply_rows=apply_rows)
     work = np.ascontiguousarray(work)
     n, c = x.shape[:2]
     w, b = (None if v is None else np.ascontiguousarray(v, work.dtype) for v in (weight, bias))
@@ -253,9 +266,20 @@ def _batch_norm_backward_native(lib, g, xhat, rstd, weight, x, mean):
     P, I64 = calls.P, calls.I64
     if x.size == n * c or _channels_last(x):
         fn = calls.entry(lib, f"bn_rows_dot_{sfx}", [P] * 4 + [I64] * 2)
+        dx_fn = calls.entry(lib, f"bn_rows_dx_{sfx}", [P] * 8 + [I64] * 3)
+
+        def dx_rows(x2, dy2, *per_channel_and_full):
+            *vecs, full = per_channel_and_full
+            x2, dy2 = np.ascontiguousarray(x2), np.ascontiguousarray(dy2, x2.dtype)
+            vecs = [None if v is None else np.ascontiguousarray(v, x2.dtype) for v in vecs]
+            dx = np.empty_like(x2)
+            dx_fn(calls.ptr(x2), calls.ptr(dy2), *map(calls.ptr, vecs), calls.ptr(dx),
+                  x2.shape[0], x2.shape[1], full)
+            return dx
+
         return _batch_norm_backward_kernel(g, xhat, rstd, weight, x, mean, dot_rows=(
             lambda a, b, mm, acc: fn(calls.ptr(a), calls.ptr(b), calls.ptr(mm), calls.ptr(acc),
-                                     a.shape[0], a.shape[1])))
+                                     a.shape[0], a.shape[1])), dx_rows=dx_rows)
     dx, dweight, dbias = np.empty_like(g3), np.empty(c, g3.dtype), np.empty(c, g3.dtype)
     calls.entry(lib, f"bn_backward_{sfx}", [P] * 8 + [I64] * 3)(
         calls.ptr(g3), calls.ptr(x3), calls.ptr(m), calls.ptr(r), calls.ptr(w),

@@ -571,6 +571,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between each pair of rows i < j of an (N, M) input, in row-major
     order of the pairs: N (N - 1) / 2 values. Through vector_norm, whose gradient is 0 where
     a distance is 0, as PyTorch's pdist's is."""
+    from .pdist_euclidean import pdist2
     from .stats import vector_norm
 
     need_tensor(input, "pdist")
@@ -582,6 +583,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     _check_p("pdist", p)
     if input._dtype in (dt.float16, dt.bfloat16):
         raise NotImplementedError(f"\"pdist\" not implemented for '{type_name(input._dtype)}'")
+    out = pdist2(input) if p == 2 else None  # (one node, PyTorch's gradient)
+    if out is not None:
+        return saves(out, input)
     n = input._shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)
     out = vector_norm(input[i] - input[j], p, -1)

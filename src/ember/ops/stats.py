@@ -40,6 +40,7 @@ from ._arg_parser_text import (
 from ._batching import front
 from ._common import type_name, write_out
 from ._out_checks import check_values_indices_out
+from ._stable_pick import stable_pick
 from .counting import cpp_double
 from .reduce import (
     _LOW,
@@ -298,17 +299,16 @@ def _median_index(a, axis: int, ignore_nan: bool):
     """Index (kept dim) of the lower median along `axis`; NaN handling as in PyTorch."""
     w = _work(a)
     n = a.shape[axis]
-    order = np.argsort(w, axis=axis, kind="stable")  # NaNs sort last
     if w.dtype.kind != "f":
-        return np.take(order, [(n - 1) // 2], axis=axis)
+        return stable_pick(w, (n - 1) // 2, axis)
     nan = np.isnan(w)
     if ignore_nan:
         nans = nan.sum(axis, keepdims=True)
         k = np.maximum((n - nans - 1) // 2, 0)
         # NOTE: PyTorch's nth_element treats NaNs as all equivalent, so an all-NaN slice
         # answers wherever libstdc++'s introselect leaves position 0 (it depends on n only).
-        return np.where(nans == n, _all_nan_pick(n), np.take_along_axis(order, k, axis=axis))
-    idx = np.take(order, [(n - 1) // 2], axis=axis)
+        return np.where(nans == n, _all_nan_pick(n), stable_pick(w, k, axis))
+    idx = stable_pick(w, (n - 1) // 2, axis)
     # NOTE: a slice holding NaN has median NaN, at its first NaN (as PyTorch).
     return np.where(nan.any(axis, keepdims=True), np.argmax(nan, axis, keepdims=True), idx)
 

@@ -241,3 +241,39 @@ void FN(bn_rows_sq)(const scalar_t *x, const scalar_t *mean, scalar_t *acc, int6
         }
     }
 }
+
+/* out = fma(x, alpha[j], beta[j]) and xhat = (x - mean[j]) * rstd[j] over a contiguous
+ * (rows, cols) array, in one pass: the forward's normalisation of PyTorch's rows kernel
+ * (ops/batch_norm.py `_batch_norm_kernel` on (N, C) and channels-last inputs). */
+void FN(bn_rows_apply)(const scalar_t *x, const scalar_t *alpha, const scalar_t *beta,
+                       const scalar_t *mean, const scalar_t *rstd, scalar_t *out,
+                       scalar_t *xhat, int64_t rows, int64_t cols) {
+    for (int64_t i = 0; i < rows; i++) {
+        const scalar_t *xr = x + i * cols;
+        scalar_t *o = out + i * cols, *h = xhat + i * cols;
+        for (int64_t j = 0; j < cols; j++) {
+            o[j] = EMBER_FMA_T(xr[j], alpha[j], beta[j]);
+            h[j] = (xr[j] - mean[j]) * rstd[j];
+        }
+    }
+}
+
+/* dx over a contiguous (rows, cols) array: with xm = x - mean[j] and gd = dy - gm[j],
+ * fma(-xm, k[j], gd) for the channels j < full (PyTorch's vectorised loop), gd - xm * k[j]
+ * for the rest, then * rstd[j] and * weight[j] (where given), each rounded: the backward's
+ * input gradient of PyTorch's rows kernel (ops/_batch_norm_grad.py `rows_backward`). */
+void FN(bn_rows_dx)(const scalar_t *x, const scalar_t *dy, const scalar_t *mean,
+                    const scalar_t *k, const scalar_t *gm, const scalar_t *rstd,
+                    const scalar_t *weight, scalar_t *dx, int64_t rows, int64_t cols,
+                    int64_t full) {
+    for (int64_t i = 0; i < rows; i++) {
+        const scalar_t *xr = x + i * cols, *dr = dy + i * cols;
+        scalar_t *o = dx + i * cols;
+        for (int64_t j = 0; j < cols; j++) {
+            const scalar_t xm = xr[j] - mean[j], gd = dr[j] - gm[j];
+            scalar_t v = j < full ? EMBER_FMA_T(-xm, k[j], gd) : gd - xm * k[j];
+            v = v * rstd[j];
+            o[j] = weight ? v * weight[j] : v;
+        }
+    }
+}
