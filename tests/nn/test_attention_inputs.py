@@ -292,3 +292,23 @@ def test_mismatched_mask_dtypes_warn_as_torch():
         assert [str(w.message) for w in got] == [
             "Support for mismatched key_padding_mask and attn_mask is deprecated. Use same "
             "type for both instead."], m
+
+
+def test_query_key_and_value_on_different_devices_are_refused_in_torchs_words():
+    # (after the dtype check, before the ranks; a meta tensor stands for a second device)
+    def calls(L):
+        m = lambda *s: L.empty(*s, device="meta")  # noqa: E731
+        o = L.ones
+        sdpa = L.nn.functional.scaled_dot_product_attention
+        yield lambda: sdpa(m(1, 2, 3), o(1, 2, 3), o(1, 2, 3))
+        yield lambda: sdpa(o(1, 2, 3), m(1, 2, 3), o(1, 2, 3))
+        yield lambda: sdpa(o(1, 2, 3), o(1, 2, 3), m(1, 2))
+        yield lambda: sdpa(o(1, 2, 3).double(), m(1, 2, 3), o(1, 2, 3))
+
+    for got, want in zip(calls(ember), calls(torch)):
+        msgs = []
+        for call in (got, want):
+            with pytest.raises(RuntimeError) as info:
+                call()
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1], msgs

@@ -109,3 +109,32 @@ def test_class_weights_must_be_one_dim_with_one_per_class(wshape, kind):
         return F.cross_entropy(x, lib.softmax(lib.randn(4, 3), 1), weight=w)
 
     assert _result(ember, call) == _result(torch, call)
+
+
+def test_an_operand_on_another_device_is_refused_before_the_values_are_read():
+    # The kernels check devices before they read the targets' or inputs' values: a
+    # RuntimeError in torch's words (binary_cross_entropy and multilabel_margin_loss name the
+    # target's device as the expected one, multi_margin_loss the input's), not a failed read
+    # of a meta tensor's values. A meta operand beside CPU ones stands for a second device.
+    def calls(L):
+        F_ = L.nn.functional
+        m = lambda *s: L.empty(*s, device="meta")  # noqa: E731
+        o = L.ones
+        yield "bce target", lambda: F_.binary_cross_entropy(o(2, 3) * 0.5, m(2, 3))
+        yield "bce input", lambda: F_.binary_cross_entropy(m(2, 3), o(2, 3))
+        yield "bce weight", lambda: F_.binary_cross_entropy(o(2, 3) * 0.5, o(2, 3), m(3))
+        yield "multilabel target", lambda: F_.multilabel_margin_loss(o(2, 3), m(2, 3).long())
+        yield "multilabel input", lambda: F_.multilabel_margin_loss(
+            m(2, 3), L.zeros(2, 3).long())
+        yield "multi_margin target", lambda: F_.multi_margin_loss(o(2, 3), m(2).long())
+        yield "multi_margin input", lambda: F_.multi_margin_loss(m(2, 3), L.zeros(2).long())
+        yield "multi_margin weight", lambda: F_.multi_margin_loss(
+            o(2, 3), L.zeros(2).long(), weight=m(3))
+
+    for (name, got), (_, want) in zip(calls(ember), calls(torch)):
+        msgs = []
+        for call in (got, want):
+            with pytest.raises(RuntimeError) as info:
+                call()
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1], (name, msgs)

@@ -314,3 +314,42 @@ def test_instance_norm_runs_one_batch_norm_as_torch():
     assert got[4:] == want[4:] == ("ViewBackward0", "NativeBatchNormBackward0")
     for g, w in zip(got[:4], want[:4]):  # (a reduction over 4 values: a few float32 ulp)
         assert_same(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_operands_on_another_device_are_named_as_torchs_kernels_name_them():
+    # batch_norm (and instance_norm through it) checks every operand against the input's
+    # device, nll_loss against the target's; layer_norm and group_norm against the input's.
+    # A meta operand beside CPU ones stands for any second device.
+    def calls(L):
+        F_ = L.nn.functional
+        x = L.ones(2, 3, 4)
+        m = lambda *s: L.empty(*s, device="meta")  # noqa: E731
+        yield "bn stats", lambda: F_.batch_norm(x, m(3), m(3))
+        yield "bn stats training", lambda: F_.batch_norm(x, m(3), m(3), training=True)
+        yield "bn weight", lambda: F_.batch_norm(x, L.zeros(3), L.ones(3), m(3))
+        yield "bn input", lambda: F_.batch_norm(m(2, 3, 4), L.zeros(3), L.ones(3))
+        yield "bn input training", lambda: F_.batch_norm(m(2, 3, 4), None, None, L.ones(3),
+                                                         training=True)
+        yield "bn stats dtype", lambda: F_.batch_norm(x, m(3).double(), m(3))
+        yield "in stats", lambda: F_.instance_norm(x, m(3), m(3))
+        yield "in stats eval", lambda: F_.instance_norm(x, m(3), m(3), use_input_stats=False)
+        yield "in input", lambda: F_.instance_norm(m(2, 3, 4), L.zeros(3), L.ones(3))
+        yield "in weight", lambda: F_.instance_norm(x, weight=m(3), bias=m(3))
+        yield "ln weight", lambda: F_.layer_norm(x, (4,), m(4), m(4))
+        yield "ln input", lambda: F_.layer_norm(m(2, 3, 4), (4,), L.ones(4), L.ones(4))
+        yield "gn weight", lambda: F_.group_norm(x, 3, m(3), m(3))
+        yield "gn input", lambda: F_.group_norm(m(2, 3, 4), 3, L.ones(3), L.ones(3))
+        yield "nll target", lambda: F_.nll_loss(L.ones(2, 3), m(2).long())
+        yield "nll input", lambda: F_.nll_loss(m(2, 3), L.tensor([0, 1]))
+        yield "nll weight", lambda: F_.nll_loss(L.ones(2, 3), L.tensor([0, 1]), m(3))
+        yield "nll 2d target", lambda: F_.nll_loss(L.ones(2, 3, 4, 4), m(2, 4, 4).long())
+        yield "cross_entropy target", lambda: F_.cross_entropy(L.ones(2, 3), m(2).long())
+        yield "BatchNorm1d", lambda: L.nn.BatchNorm1d(3).to("meta")(x)
+
+    for (name, got), (_, want) in zip(calls(ember), calls(torch)):
+        msgs = []
+        for call in (got, want):
+            with pytest.raises(RuntimeError) as info:
+                call()
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1], (name, msgs)

@@ -47,3 +47,30 @@ def test_rebuilt_pairs_ignore_a_third_state(case):
     # (matrix products through BLAS and tanh/sigmoid: float32's last bits vary by kernel)
     for e, t in zip(run(ember, e_lstm), run(torch, t_lstm)):
         assert_same(e, t, rtol=1e-5, atol=1e-6)
+
+
+def test_parameters_and_hidden_states_on_another_device_are_refused_in_torchs_words():
+    # The kernel's check, after the shape checks: the parameters, then the hidden states,
+    # against the input's device (a meta tensor beside CPU ones stands for a second device).
+    def calls(L):
+        m = L.empty(2, 1, 3, device="meta")
+        for kind in ("LSTM", "GRU", "RNN"):
+            mod = getattr(L.nn, kind)
+
+            def hidden(n, size=4, lstm=kind == "LSTM"):
+                h = L.zeros(n, 1, size, device="meta")
+                return (h, h) if lstm else h
+
+            yield kind + " input", lambda mod=mod: mod(3, 4)(m)
+            yield kind + " hidden", lambda mod=mod, h=hidden: mod(3, 4)(L.ones(2, 1, 3), h(1))
+            yield kind + " hidden shape", lambda mod=mod, h=hidden: mod(3, 4)(
+                L.ones(2, 1, 3), h(3))
+            yield kind + " parameters", lambda mod=mod: mod(3, 4).to("meta")(L.ones(2, 1, 3))
+
+    for (name, got), (_, want) in zip(calls(ember), calls(torch)):
+        msgs = []
+        for call in (got, want):
+            with pytest.raises(RuntimeError) as info:
+                call()
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1], (name, msgs)

@@ -501,10 +501,11 @@ _REWRITTEN = [
     ("silu", lambda F, x: F.silu(x), False),
     ("gelu", lambda F, x: F.gelu(x), False),
 ]
-# TODO(pointwise): the gradients at a NaN x of hardtanh (torch 0) and the ELU family (torch
-# NaN) are g here (left as they were); hardswish's is g, as torch's scalar loop (strided or
-# short inputs) gives, where its vectorised loop gives NaN
-_NAN_GRAD_UNLIKE_TORCH = ("hardtanh", "relu6", "elu", "selu", "celu", "hardswish")
+# The gradients at a NaN x are those of torch's vectorised loops (hardtanh's 0, the ELU
+# family's and hardswish's NaN); torch's scalar loop, which runs where the input and its
+# gradient are not both contiguous (and over a short tail), gives g there: on the stepped
+# and transposed layouts those NaN gradients are left out.
+_NAN_GRAD_SCALAR_LOOP = ("hardtanh", "relu6", "elu", "selu", "celu", "hardswish")
 _SPECIALS = [np.nan, np.inf, -np.inf, -0.0, 0.0, -3.0, 3.0, 6.0, -1.0, 0.1, 100.0, -100.0,
              1e-40, -1e-40, 30.0, -30.0, 800.0, -800.0]
 
@@ -540,7 +541,8 @@ def test_rewritten_activations_match_torch_forward_and_gradient():
                             w = L.linspace(-2, 2, y.numel(), dtype=y.dtype).reshape(y.shape)
                             y.backward(w)
                         grad = leaf.grad
-                        if name in _NAN_GRAD_UNLIKE_TORCH:
+                        if name in _NAN_GRAD_SCALAR_LOOP and lname in ("stepped",
+                                                                         "transposed"):
                             grad = grad.masked_fill(leaf.detach().isnan(), 0)
                         outs.append((y.detach(), grad))
                     for part, got, want in zip(("forward", "gradient"), *outs):
@@ -562,3 +564,116 @@ def test_rewritten_activations_match_torch_forward_and_gradient():
                             assert_same(got, want, *tol)
                         except AssertionError as e:
                             raise AssertionError((mode, dname, lname, name, part)) from e
+
+
+# The piecewise activations (and clamps) at NaN, +-inf, -0.0 and each breakpoint, forward
+# and gradient, against torch on a contiguous input of a length its vectorised loops cover
+# whole (a multiple of 32: no scalar tail on AVX2 or AVX-512), where torch's gradient at
+# NaN is the vectorised loop's. `exact`: compares, selects and single IEEE operations in
+# torch's order, so the same bits (the sign of a zero included); else exp's ulps.
+_BREAKS = [np.nan, np.inf, -np.inf, -0.0, 0.0, -3.0, 3.0, 6.0, -1.0, 1.0, 0.5, -0.5, 0.3,
+           -0.3, 2.0, -2.0]
+_PIECEWISE = [
+    ("relu", lambda F, x: F.relu(x), True),
+    ("relu6", lambda F, x: F.relu6(x), True),
+    ("hardtanh", lambda F, x: F.hardtanh(x, -0.3, 2.0), True),
+    ("hardtanh_min_eq_max", lambda F, x: F.hardtanh(x, 0.5, 0.5), True),
+    ("hardtanh_", lambda F, x: F.hardtanh(x * 1, inplace=True), True),
+    ("leaky_relu", lambda F, x: F.leaky_relu(x, 0.2), True),
+    ("leaky_relu_negative", lambda F, x: F.leaky_relu(x, -0.2), True),
+    ("rrelu_eval", lambda F, x: F.rrelu(x, training=False), True),
+    ("prelu", lambda F, x: F.prelu(x, x.new_tensor([0.25])), True),
+    ("threshold", lambda F, x: F.threshold(x, 1.0, 5.0), True),
+    ("hardsigmoid", lambda F, x: F.hardsigmoid(x), True),
+    ("hardswish", lambda F, x: F.hardswish(x), True),
+    ("hardshrink", lambda F, x: F.hardshrink(x, 0.5), True),
+    ("softshrink", lambda F, x: F.softshrink(x, 0.5), True),
+    ("clamp", lambda F, x: x.clamp(-1, 2), True),
+    ("clamp_min_eq_max", lambda F, x: x.clamp(0.5, 0.5), True),
+    ("clamp_min", lambda F, x: x.clamp_min(0.5), True),
+    ("clamp_max", lambda F, x: x.clamp_max(0.5), True),
+    ("clamp_tensor_bounds", lambda F, x: x.clamp(x.new_tensor(-1.0), x.new_tensor(2.0)), True),
+    ("elu", lambda F, x: F.elu(x, 0.7), False),
+    ("elu_", lambda F, x: F.elu(x * 1, 0.7, inplace=True), False),
+    ("selu", lambda F, x: F.selu(x), False),
+    ("celu", lambda F, x: F.celu(x, 0.5), False),
+]
+
+
+def _bits(t) -> np.ndarray:
+    """Values with NaNs made one, so that equal arrays compare equal bit for bit."""
+    a = t.detach().numpy().copy()
+    a[np.isnan(a)] = np.nan
+    return a.view(f"u{a.itemsize}")
+
+
+def test_piecewise_activations_at_nan_inf_signed_zero_and_breakpoints_match_torch():
+    from ember import native
+
+    values = np.array(_BREAKS * 128)  # (2048: past the native piecewise kernels' gate)
+    for mode in ("numpy",) + (("native",) if native.available() else ()):
+        for dname in ("float32", "float64"):
+            for name, call, exact in _PIECEWISE:
+                outs = []
+                for L in (ember, torch):
+                    with native.use(mode):
+                        leaf = L.tensor(values, dtype=getattr(L, dname), requires_grad=True)
+                        y = call(L.nn.functional, leaf)
+                        y.backward(L.full(y.shape, 1.5, dtype=y.dtype))
+                    outs.append((y, leaf.grad))
+                for part, got, want in zip(("forward", "gradient"), *outs):
+                    where = (mode, dname, name, part)
+                    if exact:
+                        assert (_bits(got) == _bits(want)).all(), where
+                    else:  # (exp's ulps; NaN where torch's is)
+                        eps = torch.finfo(want.dtype).eps
+                        assert_same(got.detach(), want, 8 * eps, 8 * eps), where
+
+
+def test_inplace_activations_with_a_negative_slope_refuse_backward_as_torch():
+    # torch's in-place leaky_relu_ / elu_ / celu_ (and rrelu_ in eval, a leaky_relu_)
+    # differentiate from their result: a negative or NaN slope is refused in backward; a
+    # positive one, -0.0 and selu_ differentiate. Their nodes (and threshold_'s) are
+    # `...Backward1`; hardtanh_'s is HardtanhBackward0.
+    cases = [
+        ("leaky", lambda F, x: F.leaky_relu(x, -0.2, inplace=True)),
+        ("leaky_nan", lambda F, x: F.leaky_relu(x, float("nan"), inplace=True)),
+        ("leaky_negzero", lambda F, x: F.leaky_relu(x, -0.0, inplace=True)),
+        ("leaky_pos", lambda F, x: F.leaky_relu_(x, 0.3)),
+        ("leaky_module", lambda F, x: ember_or_torch(F).nn.LeakyReLU(-0.1, True)(x)),
+        ("elu", lambda F, x: F.elu(x, -0.5, inplace=True)),
+        ("elu_nan", lambda F, x: F.elu_(x, float("nan"))),
+        ("elu_pos", lambda F, x: F.elu(x, 0.5, inplace=True)),
+        ("celu", lambda F, x: F.celu(x, -0.5, inplace=True)),
+        ("celu_pos", lambda F, x: F.celu(x, 0.5, inplace=True)),
+        ("selu", lambda F, x: F.selu(x, inplace=True)),
+        ("rrelu_eval", lambda F, x: F.rrelu(x, -0.5, 0.1, inplace=True)),
+        ("rrelu_eval_pos", lambda F, x: F.rrelu(x, -0.5, 0.5, inplace=True)),
+        ("rrelu_train", lambda F, x: F.rrelu(x, -0.5, -0.1, True, inplace=True)),
+        ("view", lambda F, x: F.leaky_relu(x[1:4], -0.2, inplace=True)),
+        ("view_pos", lambda F, x: F.elu(x[1:4], 0.5, inplace=True)),
+        ("threshold_", lambda F, x: F.threshold(x, 0.1, 2.0, inplace=True)),
+        ("hardtanh_", lambda F, x: F.hardtanh(x, inplace=True)),
+    ]
+    for name, call in cases:
+        seen = []
+        for L in (ember, torch):
+            x = L.tensor([-1.5, -0.5, 0.0, 0.5, 2.0], requires_grad=True)
+            y = call(L.nn.functional, x * 1)
+            node = type(y.grad_fn).__name__
+            try:
+                y.sum().backward()
+            except RuntimeError as e:
+                seen.append((node, str(e)))
+            else:
+                seen.append((node, x.grad.numpy()))
+        (node, got), (want_node, want) = seen
+        assert node == want_node, (name, seen)
+        if isinstance(want, str):
+            assert got == want, (name, seen)
+        else:  # (the in-place ELU's gradient: torch's from its result, ulps apart)
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=name)
+
+
+def ember_or_torch(F):
+    return ember if F is ember.nn.functional else torch

@@ -79,3 +79,42 @@ def test_unbatched_input_stays_contiguous():
     x, w = _arrays((1, 3, 5, 5), (4, 3, 3, 3))
     got = [L.nn.functional.conv2d(_cl(L, x)[0], L.tensor(w)).stride() for L in (ember, torch)]
     assert got[0] == got[1]
+
+
+def test_a_contiguous_tensor_with_channels_last_strides_reads_as_channels_last():
+    # c10 reads the format from the strides alone: an (N, C, 1, 1) tensor strided (C, 1, C, C)
+    # (a channels-last network's pooled features) or an (N, 1, H, W) one strided
+    # (HW, 1, W, 1) (a one-channel image made channels-last) is channels-last, though also
+    # contiguous; the ops allocating in that format lay their results out so.
+    def inputs(L):
+        yield L.arange(12.0).reshape(2, 1, 1, 6).permute(0, 3, 1, 2)
+        yield L.arange(12.0).reshape(1, 3, 4, 1).permute(0, 3, 1, 2)
+        yield L.arange(12.0).reshape(1, 3, 4, 1).contiguous().view(1, 1, 3, 4)  # (plain)
+        yield L.arange(6.0).reshape(1, 1, 1, 1, 6).permute(0, 4, 1, 2, 3)
+
+    def calls(L, x):
+        F = L.nn.functional
+        c = x.shape[1]
+        if x.dim() == 4:
+            w = L.ones(4, c, 3, 3)
+            yield "conv", F.conv2d(x, w, padding=1)
+            yield "conv1x1", F.conv2d(x, w[:, :, :1, :1])
+            yield "max_pool", F.max_pool2d(x, 1)
+            yield "adaptive_max_pool", F.adaptive_max_pool2d(x, 1)
+            yield "adaptive_avg_pool", F.adaptive_avg_pool2d(x, 1)
+        else:
+            yield "max_pool3d", F.max_pool3d(x, 1)
+        yield "pad", F.pad(x, (1, 1))
+        yield "cat", L.cat([x, x], 1)
+
+    for e, t in zip(inputs(ember), inputs(torch)):
+        for (name, got), (_, want) in zip(calls(ember, e), calls(torch, t)):
+            assert got.stride() == want.stride(), (name, tuple(t.shape), t.stride())
+    # 1-d pooling runs the 2-d kernels on the input unsqueezed: a (1, C, 1) input strided
+    # (C, 1, C) is channels-last there, its result's size-1 dim keeping stride C
+    for L_ in (ember, torch):
+        x = L_.arange(6.0).reshape(1, 1, 6).transpose(1, 2)
+        F = L_.nn.functional
+        got = [F.adaptive_max_pool1d(x, 1).stride(), F.adaptive_avg_pool1d(x, 1).stride(),
+               F.max_pool1d(x, 1, return_indices=True)[1].stride()]
+        assert got == [(6, 1, 6)] * 3, (L_.__name__, got)

@@ -57,13 +57,20 @@ def run(m, op, dtype):
         None if second is None else second.numpy())
 
 
+# The gradient at a NaN x of these is torch's vectorised loop's (0 or NaN); on this short
+# input torch runs its scalar loop, which gives the cotangent there (test_activation.py
+# compares them on inputs torch vectorises).
+_NAN_SCALAR_LOOP = ("elu", "selu", "celu", "hardtanh", "relu6", "hardswish")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("op", list(OPS))
 def test_double_backward_node_as_torch(op, dtype):
     e, t = run(ember, op, dtype), run(torch, op, dtype)
     assert e[:3] == t[:3]
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(e[3], t[3], **tol)
+    n = len(X) - 1 if op in _NAN_SCALAR_LOOP else len(X)  # (X ends with its NaN)
+    np.testing.assert_allclose(e[3][:n], t[3][:n], **tol)
     if t[4] is not None:
         np.testing.assert_allclose(e[4], t[4], **tol)
 

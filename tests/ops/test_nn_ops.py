@@ -217,3 +217,29 @@ def test_constant_pad_fills_then_copies_as_torch():
 
 def TF_pad(lib, x, pad, value):
     return lib.nn.functional.pad(x, pad, value=value)
+
+
+def test_constant_pad_crop_is_the_narrowed_inputs_clone_in_layout():
+    # A pad with no positive side is PyTorch's clone of the narrowed input: its strides
+    # where that view is dense, else dense in its order (transposed, channels-last, size-1
+    # and empty dims included; meta too). A pad that grows keeps its own rule.
+    def inputs(L, device):
+        yield L.empty(2, 3, 5, device=device).transpose(1, 2)
+        yield L.empty(2, 5, 3, device=device).permute(1, 0, 2)
+        yield L.empty(1, 6, 1, device=device)
+        yield L.empty(1, 1, 6, device=device).transpose(1, 2)
+        yield L.empty(12, device=device)[::2].view(1, 6, 1)
+        yield L.empty(1, 3, 4, 4, device=device).contiguous(memory_format=L.channels_last)
+        yield L.empty(2, 1, 4, 4, device=device).transpose(2, 3)
+        yield L.empty(1, 2, 2, 2, 2, device=device).contiguous(memory_format=L.channels_last_3d)
+    pads = [(-1, 0), (0, -1), (-1, -1, 0, 0), (0, 0, -1, 0), (0, 0, 0, 0), (1, -1), (0, -6)]
+    for device in ("cpu", "meta"):
+        for pad in pads:
+            for e, t in zip(inputs(ember, device), inputs(torch, device)):
+                try:
+                    want = torch.constant_pad_nd(t, pad)
+                except RuntimeError:
+                    continue
+                got = ember.constant_pad_nd(e, pad)
+                assert (got.shape, got.stride()) == (tuple(want.shape), want.stride()), (
+                    device, pad, tuple(t.shape), t.stride())

@@ -20,6 +20,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .. import native
+from .._core.primitive import VJPRule
 from .._tensor import Tensor
 from ..native import calls
 from ._arg_parser_text import need_tensor, wrong_type
@@ -32,7 +33,7 @@ from .activation_backward import (  # noqa: F401  (the derivative kernels: re-ex
     threshold_grad,
 )
 from .gelu import gelu_backward_p, gelu_p  # noqa: F401  (gelu_backward_p: re-exported)
-from .registry import Member, apply, apply_, deflower, defvjp
+from .registry import Member, apply, apply_, deflower, defvjp, rename_node
 from .unary import (
     BOOL_K,
     COMPLEX_K,
@@ -66,6 +67,41 @@ def _run(prim: Member, input: Tensor, inplace: bool, reject, kname: str, fname="
 
 
 _FLOAT_ONLY = (BOOL_K, INT_K, COMPLEX_K)
+
+
+# PyTorch's in-place leaky_relu_ / elu_ / celu_ differentiate from their result, which a
+# negative (or NaN) slope leaves unable to tell the sides apart: their backward refuses.
+_NEGATIVE_SLOPE = (
+    "In-place {} backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead.")
+_LEAKY_NEGATIVE_SLOPE = _NEGATIVE_SLOPE.format("leakyReLu") + (
+    " File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+    "in-place leakRelu backward calculation with negative slope")
+_ELU_NEGATIVE_SLOPE = _NEGATIVE_SLOPE.format("elu")
+
+
+def _run_inplace_marked(prim: Member, input: Tensor, node_name: str, slope, refusal: str,
+                        kname: str, fname: str = "", reject=_FLOAT_ONLY, **params) -> Tensor:
+    """`_run` in place, its graph node named `node_name` (PyTorch's in-place forms are
+    `...Backward1`) and, when `slope` is negative or NaN (None: never), a backward that
+    raises `refusal`."""
+    before = getattr(input, "_grad_fn", None)  # (a non-tensor: refused in _run)
+    _run(prim, input, True, reject, kname, fname, **params)
+    node = input._grad_fn
+    if node is None or node is before:
+        return input
+    if input._base is not None:  # (a view: its base's CopySlices holds the op's node)
+        node = input._base._grad_fn._edges[-1][0]
+    rename_node(node, node_name)
+    if slope is not None and not real_operand(slope, dt.float64) >= 0:
+        rule = node._rule
+
+        def refuse(*args, **kwargs):
+            raise RuntimeError(refusal)
+
+        node._rule = VJPRule(tuple(refuse for _ in rule.fns), rule.reads, rule.save_output)
+    return input
 
 
 def _number(value, fname: str, argname: str, pos: int) -> None:
@@ -191,11 +227,15 @@ _register_piecewise(hardtanh_p, _hardtanh_native)
 
 
 def _hardtanh_grad(g, out, x, min_val, max_val):
-    # NOTE: PyTorch's hardtanh_backward, `x <= min || x >= max ? 0 : g` (a NaN x keeps g; an
-    # infinite or NaN g outside gives 0), as two threshold_backward selects, so that the
-    # result depends on x (with derivative 0) as PyTorch's does: a create_graph=True
-    # gradient requires grad even though its own derivative is zero.
-    return threshold_grad(threshold_grad(g, x, min_val), -x, -max_val)
+    # NOTE: PyTorch's hardtanh_backward as its vectorised loop (every contiguous element but
+    # a short tail) computes it: g where min < x < max, else 0, a NaN x included (its scalar
+    # loop keeps g there); an infinite or NaN g outside gives 0 (a select).
+    inside = (x > min_val) & (x < max_val)
+    if x.requires_grad and grad_mode.state.enabled:
+        # (create_graph=True: g passed through threshold_backward on x, so that the result
+        # depends on x with derivative 0, as PyTorch's does, and requires grad)
+        g = threshold_grad(g, x, min_val)
+    return _where(inside, g, 0.0)
 
 
 defvjp(hardtanh_p, named_vjp("HardtanhBackwardBackward0", _hardtanh_grad))
@@ -265,6 +305,10 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     else:
         threshold = real_operand(threshold, d)
     _fits(input, value)
+    if inplace:
+        return _run_inplace_marked(threshold_p, input, "ThresholdBackward1", None, "",
+                                   "threshold_cpu", reject=(BOOL_K, COMPLEX_K),
+                                   threshold=threshold, value=value)
     return _run(threshold_p, input, inplace, (BOOL_K, COMPLEX_K), "threshold_cpu",
                 threshold=threshold, value=value)
 
@@ -412,6 +456,10 @@ defjvp1(leaky_relu_p, _leaky_relu_grad)
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
     _number(negative_slope, "leaky_relu", "negative_slope", 2)
+    if inplace:
+        return _run_inplace_marked(leaky_relu_p, input, "LeakyReluBackward1", negative_slope,
+                                   _LEAKY_NEGATIVE_SLOPE, "leaky_relu_cpu",
+                                   negative_slope=negative_slope)
     return _run(leaky_relu_p, input, inplace, _FLOAT_ONLY, "leaky_relu_cpu",
                 negative_slope=negative_slope)
 
@@ -437,13 +485,15 @@ def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 def _elu_grad(g, out, x, alpha, scale, input_scale):
-    # NOTE: PyTorch's elu_backward: x <= 0 ? g * scale * alpha * input_scale *
-    # exp(x * input_scale) : g * scale (a NaN x takes the linear side). Its own derivative in
-    # x is nonzero only where x < 0 (elu_double_backward's mask), so the exponential reads x
-    # there only: 0 at x = 0, and no inf or NaN from the unused side (x NaN or large).
-    neg_x = _where(x < 0, x, 0.0)
+    # NOTE: PyTorch's elu_backward as its vectorised loop computes it: x > 0 ? g * scale :
+    # g * scale * alpha * input_scale * exp(x * input_scale), so a NaN x gives NaN (its scalar
+    # loop, on a short tail or a strided input, takes the linear side). Its own derivative
+    # in x is nonzero only where x < 0 (elu_double_backward's mask), so the exponential reads
+    # x there only: 0 at x = 0, and no inf from the unused side (x large); a NaN x passes
+    # into the exponential with no derivative of its own (the double backward's 0 there).
+    neg_x = _where(x < 0, x, _where(x >= 0, 0.0, x.detach()))
     neg = g * (scale * alpha * input_scale) * (neg_x * input_scale).exp()
-    return _where(x <= 0, neg, g * scale)
+    return _where(x > 0, g * scale, neg)
 
 
 # elu, selu and celu are one ELU with its constants; PyTorch names celu's node apart
@@ -457,6 +507,9 @@ for _m in (elu_p, celu_p):  # (both differentiate with elu_backward)
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x if x > 0 else alpha * (exp(x) - 1)."""
     _number(alpha, "elu", "alpha", 2)
+    if inplace:
+        return _run_inplace_marked(elu_p, input, "EluBackward1", alpha, _ELU_NEGATIVE_SLOPE,
+                                   "elu_cpu", alpha=alpha, scale=1.0, input_scale=1.0)
     return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
                 input_scale=1.0)
 
@@ -467,6 +520,9 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """The self-normalising ELU: scale * elu(x, alpha) with the fixed SELU constants."""
+    if inplace:
+        return _run_inplace_marked(elu_p, input, "EluBackward1", None, "", "elu_cpu", "selu",
+                                   alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1.0)
     return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", "selu", alpha=SELU_ALPHA,
                 scale=SELU_SCALE, input_scale=1.0)
 
@@ -481,6 +537,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     alpha = real_operand(alpha, dt.float64)  # (celu reads alpha as a double first)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
+    if inplace:
+        return _run_inplace_marked(celu_p, input, "CeluBackward1", alpha, _ELU_NEGATIVE_SLOPE,
+                                   "elu_cpu", alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
     return _run(celu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
                 input_scale=1.0 / alpha)
 
@@ -535,9 +594,13 @@ _register_piecewise(hardswish_p, lambda lib, a: _piecewise_native(_HARDSWISH, li
 
 
 def _hardswish_grad(g, out, x):
-    # NOTE: PyTorch's (2.13) backward: 0 up to -3, g * (x / 3 + 0.5) between (ends excluded),
-    # g from 3 and at a NaN x (its scalar loop's; its vectorised one gives NaN there).
-    return _where(x <= -3, 0.0, _where(x < 3, g * (x / 3 + 0.5), g))
+    # NOTE: PyTorch's (2.13) backward as its vectorised loop computes it: 0 up to -3, g from
+    # 3, g * (x / 3 + 0.5) between and at a NaN x (NaN; its scalar loop, on a short tail or
+    # a strided input, gives g there).
+    # (a NaN x with no derivative of its own: the double backward's 0 there, as PyTorch's)
+    mid = _where((x > -3) & (x < 3), x, x.detach()) if (
+        x.requires_grad and grad_mode.state.enabled) else x
+    return _where(x <= -3, 0.0, _where(x >= 3, g, g * (mid / 3 + 0.5)))
 
 
 defvjp(hardswish_p, named_vjp("HardswishBackwardBackward0", _hardswish_grad))

@@ -284,10 +284,11 @@ defbatch(conv_weight_grad_p, _weight_grad_batch)
 def channels_last_like(t: Tensor) -> bool:
     """Whether PyTorch's `suggest_memory_format()` of a 4-d (5-d) tensor is channels-last
     (-3d): c10's `is_channels_last_strides_2d/3d`, ambiguous layouts read as contiguous.
-    (A tensor that is also contiguous, (N, C, 1, 1) say, counts as contiguous: PyTorch's
-    kernels then return contiguous strides, whichever format they asked for.)"""
+    A tensor that is also contiguous counts by its strides too, as there: an (N, C, 1, 1)
+    one with strides (C, 1, C, C) or an (N, 1, H, W) one with (HW, 1, W, 1) is
+    channels-last, and a kernel allocating in its format lays a larger result out so."""
     shape = t._shape
-    if len(shape) not in (4, 5) or t.is_contiguous():
+    if len(shape) not in (4, 5):
         return False
     stride = t.stride()
     if stride[1] == 0:

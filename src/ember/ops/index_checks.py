@@ -141,6 +141,7 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> in
         # (PyTorch's message reads source.size(dim), which fails first on a 0-d source)
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     _source_fits("index_add_", x, source, d, n)
+    _same_device("index_add", x, index, source)
     if x.ndim > 1:
         if n == 0 or x.numel() == 0:
             return d
@@ -238,8 +239,17 @@ def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
     if source.ndim and n != source._shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
                          f"source.size(dim) ({source._shape[d]})")
+    _same_device("index_copy", x, index, source)
     _kernel_bounds("index_copy_", x, d, index, negative_ok=False)
     return d
+
+
+def _same_device(name: str, x: Tensor, index: Tensor, source: Tensor) -> None:
+    """The CPU kernels' check of their three operands' devices, in their words."""
+    if not x.device == index.device == source.device:
+        raise RuntimeError(f"{name}(): self, index and source expected to be in the same "
+                           f"device, but got (self) {x.device}, (index) {index.device}, and "
+                           f"(source) {source.device}")
 
 
 def index_fill(x: Tensor, dim: int, index: Tensor) -> int:

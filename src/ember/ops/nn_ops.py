@@ -17,9 +17,10 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from .._view import like_strides
 from ._batching import batch_size, batched, front, loop
 from ._cascade_sum import nll_mean_grad_low, nll_reduce_low
-from ._common import index_runs
+from ._common import index_runs, laid_copy
 from ._scalar_value import kernel_number
 from .creation import zeros, zeros_like
 from .double_backward import double_backward
@@ -311,12 +312,23 @@ defvjp(nll_loss_backward_p,
        None, None, reads=((1, 2), (), ()))
 
 
+def expect_device(anchor: Tensor, *tensors: Tensor | None) -> None:
+    """PyTorch's kernels that check their operands against one of them (batch_norm's input,
+    nll_loss's target) name that one's device as the expected one, in its words."""
+    dev = anchor.device
+    for t in tensors:
+        if t is not None and t.device is not dev and t.device != dev:
+            raise RuntimeError(f"Tensor on device {t.device} is not on the expected device "
+                               f"{dev}!")
+
+
 def nll_loss_prim(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
                   ignore_index: int) -> Tensor:
     """Run the primitive; arguments are already checked and `target` is int64.
 
     As in PyTorch, an input of 3 or of more than 4 dims is viewed as (N, C, 1, -1) (and
     its target as (N, 1, -1)) for the 2-d kernel, and an unreduced loss viewed back."""
+    expect_device(target, input, weight)
     nd = input.dim()
     if nd == 3 or nd > 4:
         n, c, rest = input.shape[0], input.shape[1], math.prod(input.shape[2:])
@@ -340,7 +352,8 @@ def _pad_kernel(x, *, pads, value):
     x = x[crop]
     grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
     if not any(lo or hi for lo, hi in grow):
-        return x.copy()
+        # (PyTorch's crop is a clone of the narrowed input: preserve_format, its layout)
+        return laid_copy(x, x.shape, _crop_strides(x.shape, x.strides, x.itemsize), x.dtype)
     value = kernel_number(value, x.dtype) if x.dtype.kind != "c" else value  # (a Scalar's cast)
     # (C order, as PyTorch's result and the meta rule are; filled, then the input copied in:
     # np.pad's generality costs several times the copy at the sizes of an eager call)
@@ -349,8 +362,18 @@ def _pad_kernel(x, *, pads, value):
     return out
 
 
+def _crop_strides(shape, byte_strides, itemsize: int) -> tuple[int, ...]:
+    """The element strides of `clone()` of a narrowed view (`_view.like_strides`; a view
+    with no element or a dense one keeps its own)."""
+    stride = tuple(b // itemsize for b in byte_strides)
+    return stride if 0 in shape else like_strides(shape, stride)
+
+
 def _pad_meta(x, *, pads, value):
-    return tuple(n + lo + hi for n, (lo, hi) in zip(x._shape, pads)), x._dtype
+    shape = tuple(n + lo + hi for n, (lo, hi) in zip(x._shape, pads))
+    if any(lo > 0 or hi > 0 for lo, hi in pads):
+        return shape, x._dtype
+    return shape, x._dtype, _crop_strides(shape, x.stride(), 1)
 
 
 constant_pad_p = Primitive("constant_pad_nd", _pad_kernel, _pad_meta)
@@ -379,16 +402,23 @@ def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
         if size < 0 or (hi < 0 and size + hi < 0):
             raise RuntimeError("narrow(): length must be non-negative.")
     out = apply(constant_pad_p, input, pads=tuple(pairs), value=value)
+    crop = not any(lo > 0 or hi > 0 for lo, hi in pairs)
+    if crop and out._strided:
+        # (the kernel lays a crop out as the narrowed input's clone; the strides of its
+        # size-1 and empty dims, which NumPy's array does not tell, set here)
+        from .copy import restrided
+
+        out = restrided(out, _crop_strides(out._shape, input.stride(), 1))
     if out._grad_fn is not None:
         keep_given(out, pad=tuple(pad))  # (the node shows `pad` as given, not the pairs)
-    return keep_channels_last(input, out, "ConstantPadNdBackward0")
+    return out if crop else keep_channels_last(input, out, "ConstantPadNdBackward0")
 
 
 def keep_channels_last(input: Tensor, out: Tensor, node: str) -> Tensor:
     """`out` laid out channels-last (-3d) where `input` suggests that format, as PyTorch's
     kernels that allocate with `input.suggest_memory_format()` (padding, upsampling) return
     it; the copy's node is named `node`, the kernel's."""
-    if input.ndim not in (4, 5) or input.is_contiguous():  # (no channels-last to keep)
+    if input.ndim not in (4, 5):  # (no channels-last to keep)
         return out
     # (function-level: conv and copy sit beside this module and import much more)
     from .._layout import channels_last, channels_last_3d, channels_last_strides

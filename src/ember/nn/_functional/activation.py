@@ -167,8 +167,17 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     # (PyTorch's node saves the input: an in-place op on it refuses backward; its
     # derivative kernel takes it: a create_graph gradient requires grad, zeros its gradient)
     # (PyTorch's one kernel over the input lays the result out: TensorIterator's)
-    out = relaid(E.where((input >= -lambd) & (input <= lambd), 0.0, input), (input,))
+    out = relaid(E.where((input < -lambd) | (input > lambd), input, _zero_or_nan(input)),
+                 (input,))
     return double_backward(shows(out, "HardshrinkBackward0", lambd=lambd, self=input), input)
+
+
+def _zero_or_nan(input: Tensor) -> Tensor:
+    """+0.0, or NaN where `input` is NaN, with no gradient: the shrinks' middle as PyTorch's
+    vectorised kernels compute it (a NaN passes through the forward; its gradient is 0, a
+    select, as the vectorised backward's mask; their scalar loops, on a short tail or a
+    strided input, give -0.0 and g)."""
+    return input.detach() * 0.0 + 0.0
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -180,7 +189,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{type_name(input.dtype)}, but found {lambd:g}")
     out = relaid(E.where(input > lambd, input - lambd,
-                         E.where(input < -lambd, input + lambd, 0.0)), (input,))
+                         E.where(input < -lambd, input + lambd, _zero_or_nan(input))),
+                 (input,))
     return double_backward(shows(out, "SoftshrinkBackward0", lambd=lambd, self=input),
                            input)  # (as hardshrink)
 

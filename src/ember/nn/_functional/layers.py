@@ -26,6 +26,7 @@ from ...ops.composite import pdist
 from ...ops.layer_norm import check_affine as check_layer_norm_affine
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
+from ...ops.nn_ops import expect_device
 from ...ops.norm_plain import batch_norm_eval, batch_norm_eval_affine, normalized
 from ...ops.norm_plain import group_norm as group_norm_plain
 from ...ops.norm_plain import rms_norm as rms_norm_plain
@@ -357,6 +358,7 @@ def _batch_norm_checks(input, running_mean, running_var, weight, bias, training)
                 raise RuntimeError(f"The function 'native_batch_norm' is not differentiable "
                                    f"with respect to argument '{name}'. This input cannot "
                                    "have requires_grad True.")
+    expect_device(input, weight, bias, running_mean, running_var)  # (its kernel's check)
     if not input.dtype.is_floating_point:  # (complex inputs included)
         raise NotImplementedError(f"\"batch_norm\" not implemented for "
                                   f"'{type_name(input.dtype)}'")
@@ -538,12 +540,17 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 def _check_attention_inputs(query: Tensor, key: Tensor, value: Tensor,
                             attn_mask: Tensor | None) -> None:
-    """PyTorch's checks on dtypes, ranks and the mask's dtype, in its order and words."""
+    """PyTorch's checks on dtypes, devices, ranks and the mask's dtype, in its order and
+    words."""
     q, k, v = query.dtype, key.dtype, value.dtype
     if not (q is k is v):
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
                            f"query.dtype: {c_type_name(q)} key.dtype: {c_type_name(k)} and "
                            f"value.dtype: {c_type_name(v)} instead.")
+    if not query.device == key.device == value.device:
+        raise RuntimeError("Expected query, key, and value to have the same device type, but "
+                           f"got query.device: {query.device} key.device: {key.device} and "
+                           f"value.device: {value.device} instead.")
     if min(query.dim(), key.dim(), value.dim()) < 2:
         raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, "
                            f"but got query.dim: {query.dim()} key.dim: {key.dim()} and "

@@ -309,6 +309,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{type_name(input.dtype)}'")
+    nn_ops.expect_device(target, input, weight)  # (its kernel's check, before the values)
     if input.device.type == "cpu" and input.numel() and has_values(input):
         a = input.detach().numpy()
         if not ((a >= 0) & (a <= 1)).all():  # (NaN fails too, as in PyTorch)

@@ -16,6 +16,7 @@ from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops._arg_parser_text import need_tensors
 from ...ops._common import has_values, type_name
+from ...ops.nn_ops import expect_device
 from ...ops.registry import rename_node
 from .layers import one_hot
 from .loss import _check_weight_dtype, _legacy_reduction, non_differentiable
@@ -83,6 +84,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if target.dtype is not E.int64:
         raise RuntimeError(f"expected scalar type Long but found {type_name(target.dtype)}")
     _check_weight_dtype(input, weight)
+    expect_device(input, target, weight)  # (its kernel's check, before the values)
     if target.numel() and has_values(target):
         t_np = target.detach().numpy()
         if ((t_np < 0) | (t_np >= n_classes)).any():
@@ -120,6 +122,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     if input.numel() == 0:
         zero = input.sum(-1) * 0 if reduction == "none" else input.sum() * 0
         return _named(zero, name)
+    expect_device(target, input)  # (its kernel's check, before the values)
     if has_values(target):
         t_np = target.detach().numpy()
         if t_np.min() < -1 or t_np.max() >= n_classes:

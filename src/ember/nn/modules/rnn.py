@@ -363,8 +363,9 @@ class RNNBase(Module):
             steps = list(x.unbind(0))
             batch, like = x.shape[1], x
             sorted_indices = unsorted_indices = None
-        outs, finals = self._run(steps, self._initial(hx, batch, batched, like,
-                                                      sorted_indices, packed))
+        states = self._initial(hx, batch, batched, like, sorted_indices, packed)
+        self._check_devices(like, hx)
+        outs, finals = self._run(steps, states)
         if self.mode == "LSTM":
             state = (E.stack([h for h, _ in finals]), E.stack([c for _, c in finals]))
         else:
@@ -378,6 +379,18 @@ class RNNBase(Module):
             return PackedSequence(E.cat(outs), input.batch_sizes, sorted_indices,
                                   unsorted_indices), state
         return self._finish(E.stack(outs), batched), state
+
+    def _check_devices(self, input: Tensor, hx) -> None:
+        """PyTorch's RNN kernel's check (after the shape checks): every parameter, then
+        every hidden state, on the input's device, in its words."""
+        dev = input.device
+        for what, tensors in (("parameter", self._flat_weights),
+                              ("hidden", (hx,) if isinstance(hx, Tensor) else hx or ())):
+            for t in tensors:
+                if t is not None and t.device != dev:
+                    raise RuntimeError(f"Input and {what} tensors are not at the same device, "
+                                       f"found input tensor at {dev} and {what} tensor at "
+                                       f"{t.device}")
 
 
 def _name_node(out: Tensor, name: str | None) -> None:
