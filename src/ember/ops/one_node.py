@@ -133,6 +133,17 @@ def plain_call(*inputs: Tensor | None, graph: bool = False) -> bool:
     return True
 
 
+def differentiable_grad(fn, x: Tensor, g: Tensor) -> Tensor:
+    """The gradient of `fn(x)` (ember ops) for cotangent `g`, itself differentiable: what
+    an eager-only node whose own backward is a kernel gives under create_graph=True."""
+    from ..autograd import grad
+
+    xs = x.view_as(x)  # (a node of its own, as in `_vjp`)
+    with grad_mode.enable_grad():
+        o = fn(xs)
+    return grad(o, xs, g, create_graph=True)[0]
+
+
 def records(*inputs: Tensor | None) -> bool:
     """Whether `one_node` over `inputs` records its one node (else it runs the composite)."""
     return grad_mode.state.enabled and plain_eager() and \

@@ -22,7 +22,7 @@ from .._core import dispatch
 from .._core.primitive import primitives
 from .._tensor import Tensor, _wrap
 from ..native import calls
-from .one_node import plain_call, plain_eager
+from .one_node import differentiable_grad, plain_call, plain_eager
 from .reduce import reduce_p
 from .registry import Primitive, defvjp
 
@@ -121,12 +121,7 @@ def _eval(prim, args: tuple, params: dict) -> Tensor:
 
 def _vjp(g: Tensor, out: Tensor, x: Tensor) -> Tensor:
     if grad_mode.state.enabled:  # (create_graph: the composite's differentiable gradient)
-        from ..autograd import grad
-
-        xs = x.view_as(x)
-        with grad_mode.enable_grad():
-            o = composite(xs)
-        return grad(o, xs, g, create_graph=True)[0]
+        return differentiable_grad(composite, x, g)
     return _wrap(backward(_array(x), _array(g), _array(out)))
 
 
