@@ -597,3 +597,18 @@ def test_scalar_tensor_refuses_what_is_not_a_number(call):
                                           (float("nan"), "int32")])
 def test_scalar_tensor_refuses_a_value_its_dtype_cannot_hold(value, dname):
     same_message(lambda L: L.scalar_tensor(value, dtype=getattr(L, dname)))
+
+
+def test_float_arange_of_whole_numbers_up_to_the_dtypes_exact_limit():
+    # a range of whole numbers the dtype holds exactly (arange(n, dtype=float), positional
+    # encodings' arange(0, d, 2.0)) is its own values; past the limit the kernel's rounding
+    for dt_name, limit in (("float32", 2 ** 24), ("float64", 2 ** 53), ("float16", 2 ** 11),
+                           ("bfloat16", 2 ** 8)):
+        e_dt, t_dt = getattr(ember, dt_name), getattr(torch, dt_name)
+        for a, b, s in [(0, 100, 1), (0, 64, 2.0), (-50, 50, 3), (5, -7, -2), (0, 1, 1),
+                        (3, 3, 1), (limit - 40, limit + 40, 1), (-limit - 9, -limit + 9, 3),
+                        (0, 3 * limit, limit // 4)]:
+            got = ember.arange(a, b, s, dtype=e_dt)
+            want = torch.arange(a, b, s, dtype=t_dt)
+            assert got.dtype == e_dt and got.shape == want.shape, (dt_name, a, b, s)
+            np.testing.assert_array_equal(got.double().numpy(), want.double().numpy())

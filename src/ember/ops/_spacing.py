@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from .. import _dtype as dt
@@ -80,6 +81,16 @@ def linspace_complex(start: complex, end: complex, steps: int, t) -> np.ndarray:
 _GRAIN = 32768  # (at::internal::GRAIN_SIZE: PyTorch splits a range among threads past it)
 
 
+def _whole_values(start, step, n: int, d: np.dtype) -> bool:
+    """Whether every value of the range is a whole number the dtype holds exactly
+    (`arange(100, dtype=torch.float)`, `arange(0, d, 2.0)`): then each rounding of the
+    kernel's is exact, and the values are the range's own."""
+    start, step = float(start), float(step)
+    if not (start.is_integer() and step.is_integer()):
+        return False
+    return max(abs(start), abs(start + step * (n - 1))) <= 2.0 ** (ml_dtypes.finfo(d).nmant + 1)
+
+
 def _products_exact(step, n: int) -> bool:
     """Whether `step * i` is exact in double for every 0 <= i < n: then a fused multiply-add
     `step * i + start` rounds once either way, and NumPy's plain one (tens of times faster
@@ -106,6 +117,8 @@ def arange_float(start, step, n: int, t, threads: int = 1, fused: bool = True) -
     float32(0.4) + 0.05, one float32 ulp above the nearest float to 0.45.
     `fused=False` is PyTorch's build for CPUs without AVX2, compiled without FMA.
     """
+    if _whole_values(start, step, n, np.dtype(t)):  # (every rounding below is exact)
+        return (start + step * np.arange(n, dtype=np.float64)).astype(t)
     with np.errstate(over="ignore"):  # (past float16's range: inf, as there)
         plain = not fused or np.dtype(t).itemsize >= 4 and _products_exact(step, n)
         mul_add = (lambda a, b, c: a * b + c) if plain else fma
