@@ -51,6 +51,7 @@ from .conv import (
     channels_last_like,
     conv_input_grad_p,
     conv_p,
+    row_major_only,
 )
 from .double_backward import double_backward
 from .nn_ops import keep_channels_last
@@ -267,7 +268,7 @@ def _plan(nd: int, input: Tensor, kernel: tuple, stride: tuple, padding: tuple,
 
 
 def _plannable(input: Tensor, shape: tuple) -> bool:
-    return input.is_contiguous() and math.prod(shape) > 0
+    return math.prod(shape) > 0 and row_major_only(input)
 
 
 def _from_plan(nd: int, input: Tensor, plan: _Plan, node: str) -> Tensor | None:

@@ -281,6 +281,13 @@ defbatch(conv_weight_grad_p, _weight_grad_batch)
 
 # --- memory format of the outputs ---------------------------------------------------------
 
+def row_major_only(t: Tensor) -> bool:
+    """Whether `t` is row-major and does not also read as channels-last: a kernel
+    allocating in its suggested format lays the result out row-major (a plain path's plan
+    may then write it so)."""
+    return t.is_contiguous() and not channels_last_like(t)
+
+
 def channels_last_like(t: Tensor) -> bool:
     """Whether PyTorch's `suggest_memory_format()` of a 4-d (5-d) tensor is channels-last
     (-3d): c10's `is_channels_last_strides_2d/3d`, ambiguous layouts read as contiguous.

@@ -40,7 +40,7 @@ from ...autograd.function import Function
 from ...ops._call_plans import Plans
 from ...ops._common import type_name
 from ...ops._fma import fma
-from ...ops.conv import _layout_of
+from ...ops.conv import _layout_of, row_major_only
 from ...ops.nn_ops import keep_channels_last
 from ...ops.one_node import plain_call
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -155,7 +155,7 @@ def _plan(input: Tensor, out: tuple, scales: tuple, mode: str, align_corners, an
     """The passes `_nearest` / `_resample_float` give `_NativePasses` for this checked call,
     with its node's name and what it shows; False where they would not run them (a layout
     other than row-major, no dim resized, the area mode)."""
-    if mode == "area" or not input.is_contiguous():
+    if mode == "area" or not row_major_only(input):
         return False
     if mode in ("nearest", "nearest-exact"):
         resized = [i for i in range(len(out)) if out[i] != input.shape[2 + i]]

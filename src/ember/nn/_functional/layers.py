@@ -312,6 +312,11 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
     n, c = input.shape[:2]
+    # (F.group_norm's own check, before the kernel's: one value a group and sample)
+    size = [n * c // num_groups, num_groups, *input.shape[2:]]
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups="

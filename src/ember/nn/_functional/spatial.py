@@ -14,6 +14,7 @@ import ember as E
 
 from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
+from ..._view import contiguous_strides
 from ...amp.autocast_mode import autocast_op, cast_op, in_region
 from ...ops import nn_ops
 from ...ops._arg_parser_text import need_tensor, wrong_type
@@ -31,7 +32,9 @@ from ...ops.conv import (
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
+    row_major_only,
 )
+from ...ops.copy import restrided
 from ...ops.double_backward import double_backward
 from ...ops.one_node import one_node, plain_call
 from ...ops.pooling import (
@@ -162,8 +165,11 @@ def _pad_key(input: Tensor, pad, mode: str, value) -> tuple | None:
 
 
 def _gathered(input: Tensor, grids: tuple) -> Tensor:
-    """The input's trailing dims gathered by index `grids`, row-major (a plain call's pad)."""
-    return E.from_numpy(np.ascontiguousarray(input.detach().numpy()[(Ellipsis, *grids)]))
+    """The input's trailing dims gathered by index `grids`, row-major (a plain call's pad).
+    (Reshaped through 1-d: NumPy's gather may give a size-1 dim any stride, and from_numpy
+    keeps an array's strides; a row-major result's are the canonical ones.)"""
+    a = np.ascontiguousarray(input.detach().numpy()[(Ellipsis, *grids)])
+    return E.from_numpy(a.reshape(-1).reshape(a.shape))
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
@@ -223,7 +229,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     if name is not None and input.dtype == E.bool:  # (after the size checks, as the kernels)
         raise NotImplementedError(f'"{name}_pad{k}d" not implemented for \'Bool\'')
     if key is not None:
-        _pad_plans[key] = input.is_contiguous() and np.ix_(*index)
+        _pad_plans[key] = row_major_only(input) and np.ix_(*index)
         if _pad_plans[key]:
             return _gathered(input, _pad_plans[key])
     if mode == "circular":  # (PyTorch composes it of slice copies and keeps nothing)
@@ -238,8 +244,14 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     grids = np.ix_(*index)
     out = input[(Ellipsis, *(E.tensor(g, dtype=E.int64) for g in grids))]
     node = f"{name.capitalize()}Pad{k}DBackward0"
-    out = shows(nn_ops.keep_channels_last(input, out, node), node,
-                padding=tuple(int(v) for v in pad), self=input)
+    out = nn_ops.keep_channels_last(input, out, node)
+    if not (out.is_contiguous() or input.ndim in (4, 5) and channels_last_like(input)):
+        # (PyTorch's kernel writes its result in the input's suggested format: row-major
+        # but for channels-last, where the gather kept the input's permutation)
+        out = restrided(out, contiguous_strides(out.shape))
+        if out.grad_fn is not None:
+            rename_node(out.grad_fn, node)
+    out = shows(out, node, padding=tuple(int(v) for v in pad), self=input)
     # (PyTorch's derivative kernel takes the input: a create_graph gradient requires grad)
     return double_backward(out, input)
 
