@@ -261,3 +261,22 @@ def test_triplet_swap_gradients_keep_torchs_zero_signs():
         loss = lib.nn.functional.triplet_margin_loss(*xs, margin=0.5, swap=True, p=1.0)
         got.append([_bits(g.reshape(-1).tolist()) for g in lib.autograd.grad(loss, xs)])
     assert got[0] == got[1]
+
+
+def test_atan2_gradients_are_torchs_bits_and_zero_at_the_origin():
+    # PyTorch's steps: g * other * (1 / (a^2 + b^2)), with 0 for that reciprocal where
+    # a^2 + b^2 is 0 (a division instead rounds differently in about half the elements)
+    r = np.random.default_rng(11)
+    for dtype in (np.float32, np.float64):
+        a = np.concatenate([r.standard_normal(4000), [0.0, -0.0, 0.0, 1e-30, np.inf, 2.0]])
+        b = np.concatenate([r.standard_normal(4000), [0.0, 0.0, -0.0, 1e-30, 1.0, np.nan]])
+        g = r.standard_normal(a.size)
+        got, want = [], []
+        for lib, out in ((ember, got), (torch, want)):
+            x = lib.tensor(a.astype(dtype), requires_grad=True)
+            y = lib.tensor(b.astype(dtype), requires_grad=True)
+            lib.atan2(x, y).backward(lib.tensor(g.astype(dtype)))
+            out += [x.grad.numpy(), y.grad.numpy()]
+        for e, t in zip(got, want):
+            np.testing.assert_array_equal(e, t)
+            assert np.array_equal(np.signbit(e), np.signbit(t))

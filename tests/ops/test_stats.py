@@ -528,3 +528,18 @@ def test_full_median_by_selection_is_torchs():
                     (a != a and b != b), (values, dtype, fn, a, b)
     for values in (rng.integers(0, 5, 999), rng.integers(-3, 3, 1000)):
         assert ember.tensor(values).median().item() == torch.tensor(values).median().item()
+
+
+def test_inf_norm_gradient_with_nan_is_torchs():
+    # a NaN element counts among the maxima (PyTorch's mask), so a NaN norm's gradient is
+    # sgn(x) * 0, not 0 / 0
+    nan = float("nan")
+    for ord_ in (float("inf"), -float("inf")):
+        for data in ([1.0, nan, -3.0], [[1.0, nan], [2.0, -2.0]], [2.0, -2.0, 1.0]):
+            got, want = [], []
+            for lib, out in ((ember, got), (torch, want)):
+                x = lib.tensor(data, requires_grad=True)
+                lib.linalg.vector_norm(x, ord=ord_, dim=-1).sum().backward()
+                out.append(x.grad.numpy())
+            np.testing.assert_array_equal(got[0], want[0])
+            assert np.array_equal(np.signbit(got[0]), np.signbit(want[0]))

@@ -133,8 +133,17 @@ def fmod(input: Tensor, other, *, out=None) -> Tensor:
 # --- atan2 and hypot ----------------------------------------------------------------------
 
 atan2_fn = member("atan2", lowp2(np.arctan2))
-defvjp(atan2_fn, lambda g, out, a, b: g * b / (a * a + b * b),
-       lambda g, out, a, b: -g * a / (a * a + b * b))
+def _atan2_scale(a: Tensor, b: Tensor) -> Tensor:
+    """1 / (a^2 + b^2), and 0 where that is 0 (PyTorch's atan2 gradient at the origin)."""
+    from .ternary import where
+
+    d = a * a + b * b
+    return where(d == 0, 0, d.reciprocal())
+
+
+# (PyTorch's steps: the gradient times the other operand, times the reciprocal)
+defvjp(atan2_fn, lambda g, out, a, b: g * b * _atan2_scale(a, b),
+       lambda g, out, a, b: g * -a * _atan2_scale(a, b))
 defjvp(atan2_fn, lambda primals, tangents, out: shaped(tangent_sum(
     None if tangents[0] is None else tangents[0] * primals[1],
     None if tangents[1] is None else -tangents[1] * primals[0],

@@ -137,9 +137,11 @@ def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
     if ord == 1:
         return g * x.sgn()
     if math.isinf(ord):
-        # NOTE: ties share the gradient equally, as for amax.
-        mask = (x.abs() == n).to(g.dtype)
-        return x.sgn() * mask * (g / mask.sum(dims, keepdim=True))
+        # NOTE: ties share the gradient equally, as for amax; a NaN element counts as one
+        # of them (so a NaN norm's gradient is 0, as PyTorch's: sgn(NaN) is 0)
+        a = x.abs()
+        mask = ((a == n) | a.isnan()).to(g.dtype)
+        return x.sgn() * ((g / mask.sum(dims, keepdim=True)) * mask)
     zero_n = n == 0
     safe_n = where(zero_n, 1, n)
     if ord == 2:
