@@ -423,6 +423,18 @@ def same_message(call, kind: type = RuntimeError) -> str:
     return msgs[0]
 
 
+def same_messages(calls, kind: type = RuntimeError) -> None:
+    """`calls(L)` yields (name, call) pairs; each call raises `kind` in both libraries with
+    the same message."""
+    for (name, got), (_, want) in zip(calls(ember), calls(torch), strict=True):
+        msgs = []
+        for call in (got, want):
+            with pytest.raises(kind) as info:
+                call()
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1], (name, msgs)
+
+
 def raised(call, *args, quiet: bool = False):
     """`(exception type, message)` of `call(*args)`, or None where it returns: what two
     libraries' refusals are compared by. `quiet`: warnings are not shown."""
