@@ -13,6 +13,7 @@ from . import (  # (_pair_norms: cdist's members, registered at import as every 
     composite_math,
     contractions,
     conv,
+    coordinate_grids,
     copy,
     covariance,
     creation,
@@ -80,7 +81,8 @@ from . import (  # (_pair_norms: cdist's members, registered at import as every 
 MODULES = (
     activation, binary, power, binary_math, logical_bitwise, binary_inplace, composite, conv, copy,
     creation, legacy_constructors, einsum,
-    fill, index, index_ops, masked_ops, flat_index, join, linalg_ops, matmul, movement, pooling,
+    fill, index, index_ops, masked_ops, flat_index, join, coordinate_grids, linalg_ops, matmul,
+    movement, pooling,
     random_ops,
     bernoulli,
     binomial,
