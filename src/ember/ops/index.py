@@ -42,6 +42,7 @@ from .index_key import (
     plan,
     probe,
     refuse_byte_mask_fill,
+    select_int,
     slots,
     tn,
     value_tensor,
@@ -260,9 +261,7 @@ def _selected(x: Tensor, ints: tuple) -> Tensor | None:
         if not -n <= k < n:
             return None
     for k, n in zip(ints, shape):
-        x = bind(movement.view_p, x, fn=movement.select_p, dim=0, index=k % n)
-        if x._grad_fn is not None:
-            keep_given(x, index=k)
+        x = select_int(x, 0, k, n)
     return x
 
 

@@ -203,6 +203,15 @@ def _specified_dims(items) -> int:
     return n
 
 
+def select_int(x: Tensor, dim: int, i: int, n: int) -> Tensor:
+    """x[..., i] along `dim` (of size n, -n <= i < n) for an integer key: a select view whose
+    node shows the index as given."""
+    view = bind(movement.view_p, x, fn=movement.select_p, dim=dim, index=i % n)
+    if view._grad_fn is not None:
+        keep_given(view, index=i)
+    return view
+
+
 def plan(x: Tensor, key, tensor_ints: bool = True):
     """Apply the basic part of `key` to `x` as views; return (view, advanced part).
 
@@ -239,9 +248,7 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
             n = view._shape[dim]
             if i < -n or i >= n:
                 raise index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
-            view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
-            if view._grad_fn is not None:
-                keep_given(view, index=i)
+            view = select_int(view, dim, i, n)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
             # (in a key, PyTorch turns a 0-d mask into an index without the uint8 warning)
             t = index_tensor(k, warn=not (tensor_ints and getattr(k, "ndim", 1) == 0))
