@@ -5,6 +5,7 @@ layout)."""
 from __future__ import annotations
 
 import functools
+import os
 
 
 @functools.cache
@@ -31,3 +32,13 @@ def onednn_fp16() -> bool:
     """PyTorch's `mkldnn_fp16_device_check` on x86 (AVX-NE-CONVERT or AVX512-FP16)."""
     f = flags()
     return "avx_ne_convert" in f or "avx512_fp16" in f
+
+
+def torch_vector_bytes() -> int:
+    """The width of PyTorch's Vectorized types on this CPU: 64 bytes where it runs its AVX512
+    kernels (AVX512 F, BW, VL and DQ, or ATEN_CPU_CAPABILITY=avx512), else 32 (its AVX2
+    build, and the scalar build's emulated vectors)."""
+    env = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if env in ("avx2", "avx512", "default"):
+        return 64 if env == "avx512" else 32
+    return 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags() else 32

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import ember
+from ember._cpu import onednn_bf16
 
 from helpers import assert_same
 
@@ -129,8 +130,13 @@ def test_recurrent_modules_run_in_torchs_dtypes(name, low, kw, case):
     a = _arr(2, 3, 4) if "Cell" not in name else _arr(3, 4)
     got = _recurrent(ember, name, ember.tensor(a).to(ember.bfloat16 if low else ember.float32),
                      **kw)
-    want = _recurrent(torch, name, torch.tensor(a).to(torch.bfloat16 if low else torch.float32),
-                      **kw)
+    try:
+        want = _recurrent(torch, name,
+                          torch.tensor(a).to(torch.bfloat16 if low else torch.float32), **kw)
+    except RuntimeError as e:  # (autocast's cast of a float32 input runs oneDNN's LSTM)
+        if "primitive descriptor" not in str(e) or onednn_bf16():
+            raise
+        pytest.skip("torch's oneDNN has no bfloat16 LSTM on this CPU (no AVX-512)")
     assert got == want
 
 

@@ -8,13 +8,15 @@ import torch
 import ember
 from distributions._dist_helpers import DRAW_SHAPES, assert_in_step, raises_like_torch
 
-from helpers import assert_same, check_dist, rand_array
+from helpers import assert_ulp, check_dist, rand_array
 
 CONC = rand_array((3, 4), np.float32, low=0.3, high=6.0)
 RATE = rand_array((4,), np.float32, low=0.5, high=3.0, seed=1)
 VALUE = rand_array((2, 3, 4), np.float32, low=0.05, high=5.0, seed=2)
 IMPLICIT = dict(rtol=1e-6, atol=0, grad_rtol=1e-3, grad_atol=1e-5)  # (see test_gamma.py)
-# (the Gamma draw is exact; 1/x through pow(x, -1) is one correctly rounded op in both)
+# (the Gamma draw is exact; 1/x through pow(x, -1) is ember's one correctly rounded op and
+# torch's vectorised pow: the same on the AVX-512 machines, an ulp off now and then in its
+# AVX2 build, as on an AMD EPYC Zen 3)
 
 
 def _make(D, c, r):
@@ -46,7 +48,7 @@ def test_draws_follow_torchs_stream(dtype):
         L.manual_seed(9)
     e = ember.distributions.InverseGamma(ember.tensor(conc), 2.0).sample((5,))
     t = torch.distributions.InverseGamma(torch.tensor(conc), 2.0).sample((5,))
-    assert_same(e, t, rtol=0, atol=0)
+    assert_ulp(e, t, 1, "torch's pow(x, -1) through its vectorised pow (see above)")
     assert_in_step()
 
 

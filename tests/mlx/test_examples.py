@@ -98,10 +98,13 @@ RTOL = {
     # every value matched to the last digit on this machine
     "moe_gather.py": 1e-4,
     # 24 AdamW steps: the convolutions, GroupNorm / InstanceNorm / BatchNorm statistics and
-    # the losses' means sum float32 in another order than MLX's (BatchNorm's running
-    # variance, printed to 4 decimals, differs by one unit of its last digit); the printed
-    # masks and the shapes and errors are identical
-    "segmentation.py": 1e-4,
+    # the losses' means sum float32 in another order than MLX's, and the running variance
+    # grows 30-fold over its 12 SGD steps. Where the convolutions' products are ember's own
+    # (csrc/gemm.c, AVX-512 machines) that stays within a unit of the last printed digit;
+    # through NumPy's BLAS (the NumPy path, an AMD EPYC Zen 3) it reaches 1.5e-4 by step 11,
+    # and the test-time argmax masks move a few pixels (IoU 0.5247 against MLX's 0.5202,
+    # pixel accuracy 0.8906 against 0.8896); the shapes and errors printed are identical
+    "segmentation.py": 1e-2,
     # 12 SGD steps of an imported training step sum float32 in another order than MLX's;
     # printed to 4 decimals, equal to the last digit on this machine
     "export_functions.py": 1e-4,
@@ -142,12 +145,6 @@ RTOL = {
     # are above 0.4 (the training accuracies' above 3e-4), so no argmax can flip
     "speech_encoder_decoder.py": 1e-4,
 }
-# Looser on the NumPy reference path (`EMBER_KERNELS=numpy`, the second line of `make
-# test`), where the kernels sum in NumPy's and its BLAS's order, not the native kernels':
-# segmentation's running variance grows 30-fold over its 12 SGD steps, which carried that
-# to 1.5e-4 by step 11 on an Intel Xeon, and its test-time argmax masks then moved a few
-# pixels (IoU 0.5247 against MLX's 0.5202, pixel accuracy 0.8906 against 0.8896)
-RTOL_NUMPY_PATH = {"segmentation.py": 1e-2}
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")
 
@@ -197,8 +194,6 @@ def test_example_prints_what_mlx_prints(program, tmp_path):
     theirs = stored.read_text().splitlines()
     assert len(ours) == len(theirs), (ours, theirs)
     rtol = RTOL[program]
-    if os.environ.get("EMBER_KERNELS", "").strip().lower() == "numpy":
-        rtol = RTOL_NUMPY_PATH.get(program, rtol)
     for i, (a, b) in enumerate(zip(ours, theirs)):
         assert _same_line(a, b, rtol), (i, a, b)
 

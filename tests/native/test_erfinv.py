@@ -38,8 +38,10 @@ def test_erfinv_float64_matches_the_numpy_kernel_and_torch():
         for t in (1, 2):
             with threads(t):
                 assert_bits(nat(lib, x[:n]), got[:n])
-    m = len(EDGES)
+    m = len(EDGES) - 2  # (the last two edges, 1 - 2^-53 and its negative, are tail values)
     assert_bits(got[:m], want[:m])  # (zeros keep their sign, +-1 give +-inf, NaN outside)
+    # (the NumPy kernel's fits go through NumPy's exp and log, whose SIMD loops differ by
+    # CPU: 1 ulp off at 1 - 2^-53 on an AMD EPYC Zen 3, equal on the AVX-512 machines)
     err = np.abs(got[m:] - want[m:]) / np.spacing(np.abs(want[m:]))
     assert err.max() <= 8, err.max()
     ref = torch.from_numpy(x[m:]).erfinv().numpy()

@@ -4,9 +4,10 @@ gammaincc bit for bit against torch on the same machine, float32 and float64.
 Bitwise is sound here: PyTorch evaluates calc_igamma / calc_igammac one element at a time
 (its Vectorized igamma maps the scalar function over the lanes), calling the C library's
 exp, log, lgamma, erfc, pow, log1p and expm1, as ember's kernel does. What its build
-decides is where the compiler contracted multiply-adds: in blocks of two vectors igamma's
-own steps are fused, its nested igammac and the loop's remaining elements are not; ember
-follows that per position for a contiguous loop (one chunk: below 32768 elements)."""
+decides is where the compiler contracted multiply-adds: in its AVX512 build, in blocks of
+two vectors igamma's own steps are fused, its nested igammac and the loop's remaining
+elements are not (its AVX2 build fuses none of the row loop's); ember follows that per
+position for a contiguous loop (one chunk: below 32768 elements)."""
 
 import numpy as np
 import pytest
@@ -75,9 +76,10 @@ def test_known_values_and_forms():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_loop_shapes(dtype):
     # P(10, 9) differs in the last bits between PyTorch's fused and unfused compilations:
-    # its 0-d loop is fused throughout, a contiguous row fused in blocks of two vectors and
-    # not in the remainder, row by row where broadcasting splits the loop (a strided loop,
-    # all fused in PyTorch, is left: ember keeps a view's results equal to a copy's)
+    # its 0-d loop is fused throughout, a contiguous row (AVX512 build) fused in blocks of
+    # two vectors and not in the remainder (AVX2 build: not at all), row by row where
+    # broadcasting splits the loop (a strided loop, all fused in PyTorch, is left: ember
+    # keeps a view's results equal to a copy's)
     cases = [((), ()), ((1,), (1,)), ((3,), ()), ((40,), ()), ((3, 1), (1, 40)),
              ((2, 40), (40,)), ((2, 3, 40), (3, 40)), ((5, 1), (5, 70)), ((70, 1), (70, 1))]
     for sa, sx in cases:

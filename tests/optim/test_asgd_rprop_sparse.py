@@ -45,17 +45,18 @@ CASES = [
 ]
 
 
-def _close(x, y, name: str, what: str) -> None:
+def _close(x, y, name: str, what: str, foreach: bool = False) -> None:
     """Rprop and SparseAdam are torch's bits. ASGD's update rounds once more than torch's
     CPU kernels (they fuse `add(alpha=)` and `addcmul` into one multiply-add; ember's ops
     round the product first): a few ulps of the O(1) parameters after 30 steps, so 1e-6
-    (float32) or 1e-14 (float64), relative or absolute (a cancelled small entry)."""
+    (float32) or 1e-14 (float64), relative or absolute (a cancelled small entry). foreach
+    ASGD's eta is float32 pow on its float32 step counter, whatever the parameters' dtype
+    (see `test_foreach_asgd_eta_with_default_lambd`): float32's 1e-6 there."""
     if name != "ASGD":
         np.testing.assert_array_equal(x, y, err_msg=what)
     else:
-        np.testing.assert_allclose(x, y, rtol=1e-6 if x.dtype == np.float32 else 1e-14,
-                                   atol=1e-6 if x.dtype == np.float32 else 1e-14,
-                                   err_msg=what)
+        tol = 1e-6 if x.dtype == np.float32 or foreach else 1e-14
+        np.testing.assert_allclose(x, y, rtol=tol, atol=tol, err_msg=what)
 
 
 def _ids(case):
@@ -68,9 +69,10 @@ def test_trajectory_and_state_match_torch(case, dtype):
     name, kwargs = case
     te, oe = _trajectory(ember, name, kwargs, dtype)
     tt, ot = _trajectory(torch, name, kwargs, dtype)
+    foreach = kwargs.get("foreach", False)
     for s, (a, b) in enumerate(zip(te, tt)):
         for x, y in zip(a, b):
-            _close(x, y, name, f"step {s}")
+            _close(x, y, name, f"step {s}", foreach)
     se, st = oe.state_dict(), ot.state_dict()
     assert se["param_groups"] == st["param_groups"]
     for k in st["state"]:
@@ -78,13 +80,10 @@ def test_trajectory_and_state_match_torch(case, dtype):
         for key, v in st["state"][k].items():
             e = se["state"][k][key]
             assert str(e.dtype).split(".")[1] == str(v.dtype).split(".")[1], key
-            _close(e.numpy(), v.numpy(), name, key)
+            _close(e.numpy(), v.numpy(), name, key, foreach)
     assert repr(oe) == repr(ot)
 
 
-@pytest.mark.xfail(strict=True, reason="ember's float32 pow (NumPy's) rounds 1.0000050067901611 "
-                   "** 0.75 to 1.0000038, torch's (glibc powf) to 1.0000037: the ops' pow, "
-                   "which foreach ASGD's eta update runs on its float32 step counter")
 def test_foreach_asgd_eta_with_default_lambd():
     def go(lib):
         p = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
@@ -93,7 +92,11 @@ def test_foreach_asgd_eta_with_default_lambd():
         opt.step()
         return opt.state[p]["eta"].item()
 
-    assert _outcome(ember, go) == _outcome(torch, go)
+    # foreach ASGD's eta is float32 arithmetic on its float32 step counter, through pow:
+    # 1.0000050067901611 ** 0.75 is NumPy's 1.0000038 on the AVX-512 machines, torch's
+    # (glibc powf) 1.0000037, and both are 1.0000037 on an AMD EPYC Zen 3
+    assert_ulp(np.float32(_outcome(ember, go)), np.float32(_outcome(torch, go)), 1,
+               "ember's float32 pow is NumPy's SIMD loop, torch's 0-d one glibc's powf")
 
 
 @pytest.mark.parametrize("name", ["ASGD", "Rprop"])

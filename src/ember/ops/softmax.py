@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import native
+from .._cpu import torch_vector_bytes
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..native import calls
@@ -208,7 +209,8 @@ def _softmax_low_inner(a, dim: int):
     where torch's CPU kernel rounds.
 
     NOTE: torch views the input as (outer, n, inner), shares the outer * inner columns
-    out to its threads in equal spans and walks each span in steps of 32 columns. A step
+    out to its threads in equal spans and walks each span in steps of one 16-bit vector
+    (32 columns in its AVX512 build, 16 in its AVX2 one). A step
     that fits in its span and its row of `inner` keeps exp(x - max) in float32 and rounds
     the quotient once; any other column stores exp(x - max) in the 16-bit output first and
     divides that rounded value by the float32 sum. Repeating those spans gives its bits.
@@ -221,13 +223,14 @@ def _softmax_low_inner(a, dim: int):
     w = np.ascontiguousarray(a, np.float32).reshape(outer, n, inner)
     e = np.exp(w - w.max(axis=1, keepdims=True))  # (C order: the sum below runs along n)
     total = np.add.reduce(e, axis=1, keepdims=True)  # (in order along n, as torch)
-    fast = _vector_columns(outer * inner, inner, get_num_threads()).reshape(outer, 1, inner)
+    fast = _vector_columns(outer * inner, inner, get_num_threads(),
+                           torch_vector_bytes() // 2).reshape(outer, 1, inner)
     rounded = e.astype(low).astype(np.float32)
     out = np.where(fast, e, rounded) / total
     return out.astype(low).reshape(a.shape)
 
 
-def _vector_columns(total: int, inner: int, threads: int, step: int = 32):
+def _vector_columns(total: int, inner: int, threads: int, step: int):
     """Which of `total` columns torch's `_vec_softmax` takes in full vector steps: each
     piece of a thread's span within one row, from its start, in whole steps."""
     span = -(-total // min(max(threads, 1), total))
@@ -243,10 +246,11 @@ def _softmax_backward_low(g, out, dim: int):
 
     NOTE: torch takes (g - s) * out in float32 and rounds once, as ember does, but its
     float32 sum s has a fixed order. Along another dim than the last, one after another.
-    Along the last, a row shorter than 32 is folded onto 16 lanes (element j + 16 into
-    lane j) and the lanes added one after another; a longer row is added 32 at a time
-    into 32 lanes (the row's tail into the first lanes), which are then halved pairwise
-    down to one. The products are exact in float32, so matching the order gives torch's
+    Along the last, with L the float32 lanes of its vectors (16 in its AVX512 build, 8 in
+    its AVX2 one), a row shorter than 2L is folded onto L lanes (element j + L into lane
+    j) and the lanes added one after another; a longer row is added 2L at a time into 2L
+    lanes (the row's tail into the first lanes), which are then halved pairwise down to
+    one. The products are exact in float32, so matching the order gives torch's
     bits where a float64 sum is off by a 16-bit ulp now and then.
     """
     low = g.dtype
@@ -259,17 +263,17 @@ def _softmax_backward_low(g, out, dim: int):
         shape = list(p.shape)
         shape[dim] = 1
         total = total.reshape(shape)
-    elif n < 32:
-        lanes = p[..., :16].copy()
-        lanes[..., :n - 16] += p[..., 16:]
+    elif n < 2 * (w := torch_vector_bytes() // 4):
+        lanes = p[..., :w].copy()
+        lanes[..., :max(n - w, 0)] += p[..., w:]
         total = lanes[..., :1].copy()
-        for j in range(1, min(n, 16)):
+        for j in range(1, min(n, w)):
             total += lanes[..., j:j + 1]
     else:
-        k = n // 32 * 32
-        lanes = p[..., :32].copy()
-        for j in range(32, k, 32):
-            lanes += p[..., j:j + 32]
+        k = n // (2 * w) * (2 * w)
+        lanes = p[..., :2 * w].copy()
+        for j in range(2 * w, k, 2 * w):
+            lanes += p[..., j:j + 2 * w]
         lanes[..., :n - k] += p[..., k:]
         while lanes.shape[-1] > 1:
             half = lanes.shape[-1] // 2

@@ -118,8 +118,10 @@ with torch.autocast("cpu"):
           F.binary_cross_entropy_with_logits(y, torch.ones(3, 4)).dtype, "nll",
           F.nll_loss(F.log_softmax(y, -1), torch.tensor([0, 1, 2])).dtype,
           "softmax(dtype=float32)", F.softmax(y, -1, dtype=torch.float32).dtype)
+    # (the LSTM's input bfloat16: for a float32 one, autocast runs torch's oneDNN bfloat16
+    # LSTM, which CPUs without AVX-512 lack, an AMD EPYC Zen 3 among them)
     print("sdpa", F.scaled_dot_product_attention(a[None], a[None], a[None]).dtype, "lstm",
-          nn.LSTM(4, 2, batch_first=True)(a[None])[0].dtype, "cdist",
+          nn.LSTM(4, 2, batch_first=True)(a[None].bfloat16())[0].dtype, "cdist",
           torch.cdist(y, y).dtype, "prod", torch.prod(y).dtype, "var", y.var().dtype)
 
 # -- nesting, enabled=False, state queries ----------------------------------------------------
