@@ -46,8 +46,9 @@ MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
 _grad_state = _grad_mode.state
 _A = -0.75  # the cubic convolution constant PyTorch uses
-# PyTorch's kernels work on SIMD vectors of this many points (AVX-512); it fixes the
-# order in which gradients reach a shared input pixel, so it only affects rounding.
+# PyTorch's kernels work on SIMD vectors of this many points (256 bits: the same in its
+# AVX2 build and its AVX512 one, the tests agree with both); it fixes the order in which
+# gradients reach a shared input pixel, so it only affects rounding.
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
 
