@@ -19,7 +19,8 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core.dispatch import _cpu, run_quiet
 from .._tensor import Tensor, _wrap
-from .binary import add_fn, div_fn, mul_fn, sub_fn
+from .binary import add_fn, div_fn, mul_fn
+from .layer_norm import layer_norm_p
 from .one_node import plain_call, plain_eager
 from .reduce import MEAN_DIMS, reduce_p
 from .ternary import addcmul_fn, clamp_min_fn
@@ -104,12 +105,10 @@ def batch_norm_eval_affine(x: Tensor, mean: Tensor, var: Tensor, weight: Tensor 
 
 
 def _group_norm(x, num_groups: int, weight, bias, eps: float):
-    """Each group's (x - mean) * rsqrt(mean((x - mean)^2) + eps), then * weight and + bias
-    per channel (nn/_functional/layers._group_norm)."""
+    """Each group of a sample normalised as one row by layer norm's kernel, then * weight
+    and + bias per channel (nn/_functional/layers._group_norm)."""
     g = x.reshape(x.shape[0], num_groups, -1)
-    xc = _binary(sub_fn, g, _mean(g, (2,)))
-    var = _mean(_binary(mul_fn, xc, xc), (2,))
-    out = _binary(mul_fn, xc, rsqrt_p.kernel(add_fn.kernel(var, eps))).reshape(x.shape)
+    out = _cpu[layer_norm_p](g, None, None, k=1, eps=eps)[0].reshape(x.shape)
     view = (-1,) + (1,) * (x.ndim - 2)
     if weight is not None:
         out = _binary(mul_fn, out, weight.reshape(view))
