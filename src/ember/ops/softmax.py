@@ -256,14 +256,14 @@ def _softmax_backward_low(g, out, dim: int):
     low = g.dtype
     gw, y = g.astype(np.float32), out.astype(np.float32)
     p = gw * y
-    n = p.shape[-1]
+    n, w = p.shape[-1], torch_vector_bytes() // 4
     if dim != p.ndim - 1:
         c = np.ascontiguousarray(p).reshape(math.prod(p.shape[:dim]), p.shape[dim], -1)
         total = np.add.reduce(c, axis=1, keepdims=True)  # (row by row: in order along dim)
         shape = list(p.shape)
         shape[dim] = 1
         total = total.reshape(shape)
-    elif n < 2 * (w := torch_vector_bytes() // 4):
+    elif n < 2 * w:
         lanes = p[..., :w].copy()
         lanes[..., :max(n - w, 0)] += p[..., w:]
         total = lanes[..., :1].copy()
