@@ -94,8 +94,9 @@ def test_foreach_asgd_eta_with_default_lambd():
 
     # foreach ASGD's eta is float32 arithmetic on its float32 step counter, through pow:
     # 1.0000050067901611 ** 0.75 is NumPy's 1.0000038 on the AVX-512 machines, torch's
-    # (glibc powf) 1.0000037, and both are 1.0000037 on an AMD EPYC Zen 3
-    assert_ulp(np.float32(_outcome(ember, go)), np.float32(_outcome(torch, go)), 1,
+    # (glibc powf) 1.0000037, and both are 1.0000037 on an AMD EPYC Zen 3; an ulp of the
+    # power near 1 is 1.6 ulps of 0.05 / power, so the quotients may be 2 apart
+    assert_ulp(np.float32(_outcome(ember, go)), np.float32(_outcome(torch, go)), 2,
                "ember's float32 pow is NumPy's SIMD loop, torch's 0-d one glibc's powf")
 
 
