@@ -34,10 +34,11 @@ def onednn_fp16() -> bool:
     return "avx_ne_convert" in f or "avx512_fp16" in f
 
 
+@functools.cache
 def torch_vector_bytes() -> int:
     """The width of PyTorch's Vectorized types on this CPU: 64 bytes where it runs its AVX512
     kernels (AVX512 F, BW, VL and DQ, or ATEN_CPU_CAPABILITY=avx512), else 32 (its AVX2
-    build, and the scalar build's emulated vectors)."""
+    build, and the scalar build's emulated vectors). Read once, as PyTorch reads it."""
     env = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
     if env in ("avx2", "avx512", "default"):
         return 64 if env == "avx512" else 32
