@@ -29,7 +29,6 @@ import numpy as np
 from ._cephes_bessel import libm
 from ._fma import fma
 from ._rng_kernels import avx2
-from ._rng_math import libm_f32
 
 _F32 = np.float32
 _PSI_10 = 2.25175258906672110764  # digamma(10)
@@ -41,14 +40,15 @@ _PI_F = _F32(math.pi)
 
 
 def _logf(x: np.ndarray) -> np.ndarray:
-    return libm_f32("logf", x)
+    """logf, looped in C (csrc/libm_maps.c) where native kernels run."""
+    return libm("log", x)
 
 
 def _sinf(x: np.ndarray) -> np.ndarray:
     """sinf; NaN for +-inf (as sinf gives) without asking the fallback's math.sin."""
     out = np.full(x.shape, np.nan, _F32)
     ok = np.isfinite(x)
-    out[ok] = libm_f32("sinf", x[ok])
+    out[ok] = libm("sin", x[ok])
     return out
 
 
@@ -71,7 +71,7 @@ def _digamma_nonneg(x: np.ndarray) -> np.ndarray:
         for a in _DIGAMMA_A:
             poly = fma(poly, z, np.full_like(z, t(a))) if fused else poly * z + t(a)
         y = np.where(x < t(1e17), z * poly, t(0))
-        out = result + (_logf(x) if t is _F32 else libm("log", x)) - t(0.5) / x - y
+        out = result + libm("log", x) - t(0.5) / x - y
     ten = x == 10
     out[ten] = result[ten] + t(_PSI_10)
     return out
