@@ -57,7 +57,7 @@ from .registry import (
     nondifferentiable,
 )
 from .unary import COMPLEX_K, defjvp1, not_implemented, unary, unary_api, unary_p
-from .unary_math import _erf64
+from .unary_math import erf_p
 
 _grad_state = grad_mode.state
 
@@ -213,7 +213,6 @@ nondifferentiable(airy_ai_p)
 # --- erfcx and the normal distribution -----------------------------------------------------
 
 erfcx_p = unary("special_erfcx", _via64(cephes_erfcx.erfcx), grad_name="SpecialErfcxBackward0")
-_erf_kernel = _via64(_erf64)
 _F32 = np.dtype(np.float32)
 _SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2, correctly rounded
 
@@ -228,7 +227,7 @@ def _ndtr_kernel(a: np.ndarray) -> np.ndarray:
     d = a.dtype
     w = _F32 if d.itemsize == 2 else d
     t = (a.astype(w) * w.type(_SQRT1_2)).astype(d)
-    e = _erf_kernel(t).astype(w)
+    e = erf_p.kernel(t).astype(w)  # (torch.erf's own kernel: native where it runs)
     return np.asarray((w.type(1) + e).astype(d).astype(w) * w.type(0.5)).astype(d)
 
 
