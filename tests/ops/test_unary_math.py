@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import ember
+from ember.ops import unary_math
 from ops._elementwise import Spec, make, same_outcome, unary_tests
 
 from helpers import assert_same, same_error, same_message
@@ -269,6 +270,69 @@ def test_erfinv_native_twin_gives_the_numpy_kernels_bits(n_threads):
     finite = np.isfinite(theirs)
     gap = np.abs(got.view(np.int32).astype(np.int64) - theirs.view(np.int32).astype(np.int64))
     assert np.array_equal(finite, np.isfinite(got)) and gap[finite].max() <= 1
+
+
+# -- log1p, expm1, log2 and log10: native twins (csrc/math_maps.c) beside the NumPy kernels
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|a - b| in units in the last place, where neither is NaN (both NaN: 0)."""
+    bits = np.int64 if a.dtype == np.float64 else np.int32
+    gap = np.abs(a.view(bits).astype(np.int64) - b.view(bits).astype(np.int64))
+    return np.where(np.isnan(a) & np.isnan(b), 0, gap)
+
+
+def _log_family_inputs(name: str, n: int) -> np.ndarray:
+    rng = np.random.default_rng(11)
+    mags = np.exp(rng.uniform(-100, 88, n))
+    if name == "expm1":
+        x = np.concatenate([rng.uniform(-100, 100, n), rng.standard_normal(n) * 1e-5])
+    elif name == "log1p":
+        x = np.concatenate([rng.uniform(-1, 3, n), mags, -np.exp(rng.uniform(-60, 0, n))])
+    else:
+        x = np.concatenate([rng.uniform(0, 3, n), mags, -mags[:7]])
+    return np.concatenate([[np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, 1.0], x])
+
+
+# float32 log2 / log10: both twins compute in double and round once (the same bits but
+# where the double lies within a few of its ulps of a float tie); log1p / expm1 and float64:
+# two approximations (ember_math.h's log1p <= 2 ulp and expm1 <= 1, glibc's below 1)
+LOG_TWINS = [("log1p", np.float32, 1), ("log1p", np.float64, 3), ("expm1", np.float32, 1),
+             ("expm1", np.float64, 2), ("log2", np.float32, 0), ("log10", np.float32, 0)]
+
+
+@pytest.mark.skipif(not ember.native.available(), reason="native kernels unavailable")
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("name,dtype,bound", LOG_TWINS)
+def test_log_family_native_twin_agrees_with_the_numpy_kernel(name, dtype, bound, n_threads):
+    from native._differential import layouts, threads
+
+    kernel = getattr(unary_math, f"{name}_p").kernel  # (the chooser: .native and .numpy)
+    lib = ember.native.library("math_maps")
+    x = _log_family_inputs(name, 50_000).astype(dtype)
+    with threads(n_threads):
+        got = kernel.native(lib, x)
+        want = kernel.numpy(x)
+        gap = _ulps(got, want)
+        assert gap.max() <= max(bound, 1) and (gap > bound).mean() < 1e-4, (gap.max(),)
+        # NaN, +-inf and +-0 give the same values and signs (expm1(1.0f): ember's is the
+        # correctly rounded float, glibc's expm1f the one below: the bound above)
+        np.testing.assert_array_equal(got[:5], want[:5])
+        np.testing.assert_array_equal(np.signbit(got[1:5]), np.signbit(want[1:5]))
+        # eager runs the native twin, on every layout and on sizes around the vector width
+        np.testing.assert_array_equal(getattr(ember, name)(ember.tensor(x)).numpy(), got)
+        for n in (0, 1, 17, 1001):
+            a = x[:2 * n].reshape(n, 2)
+            for view in layouts(a).values():
+                np.testing.assert_array_equal(kernel(view), got[:2 * n].reshape(a.shape))
+    theirs = getattr(torch, name)(torch.tensor(x)).numpy()  # (Sleef's: within 1 ulp)
+    assert _ulps(got, theirs).max() <= 1
+
+
+def test_log2_log10_float32_exact_at_powers():
+    twos = np.float32(2.0) ** np.arange(-149, 128).astype(np.float32)
+    tens = np.float32([1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10])
+    np.testing.assert_array_equal(ember.log2(ember.tensor(twos)).numpy(), np.arange(-149, 128))
+    np.testing.assert_array_equal(ember.log10(ember.tensor(tens)).numpy(), np.arange(11))
 
 
 def test_erf_float64_within_two_ulps_of_math_erf():

@@ -43,17 +43,32 @@ EMBER_MAP(map_sigmoid, ember_sigmoid_t(v))
 
 #undef EMBER_MAP
 
-#ifndef EMBER_MAP_ERFINV
-#define EMBER_MAP_ERFINV /* (float only: the unit may hold both dtypes' functions) */
-static void map_erfinv_task(void *p, int64_t lo, int64_t hi) {
-    const float *const *a = p;
-    const float *restrict x = a[0];
-    float *restrict y = (float *)a[1];
-    for (int64_t i = lo; i < hi; i++) y[i] = ember_erfinvf(x[i]);
-}
+#ifndef EMBER_MAP_FLOAT_ONLY
+#define EMBER_MAP_FLOAT_ONLY /* (float only: the unit may hold both dtypes' functions) */
 
-void map_erfinv_f32(const float *x, float *y, int64_t n) {
-    const float *a[2] = {x, y};
-    ember_parallel_for(map_erfinv_task, (void *)a, n, 4096);
-}
+/* y[i] = expr of v = x[i], for float arrays only, in chunks of at least `grain` */
+#define EMBER_MAP_F32(fname, expr, grain)                                                  \
+    static void fname##_task(void *p, int64_t lo, int64_t hi) {                            \
+        const float *const *a = p;                                                         \
+        const float *restrict x = a[0];                                                    \
+        float *restrict y = (float *)a[1];                                                 \
+        for (int64_t i = lo; i < hi; i++) {                                                \
+            const float v = x[i];                                                          \
+            y[i] = (expr);                                                                 \
+        }                                                                                  \
+    }                                                                                      \
+    void fname##_f32(const float *x, float *y, int64_t n) {                                \
+        const float *a[2] = {x, y};                                                        \
+        ember_parallel_for(fname##_task, (void *)a, n, grain);                             \
+    }
+
+EMBER_MAP_F32(map_erfinv, ember_erfinvf(v), 4096)
+/* log2 and log10 of a float: the double log times the constant, rounded once (relative
+ * error below 3e-16 before that rounding, so the float is correctly rounded unless the
+ * double lies within a few of its ulps of a float tie; exact powers of 2 and 10 come out
+ * as their integers). Not for double, where that product is a few ulps off. */
+EMBER_MAP_F32(map_log2, (float)(ember_log((double)v) * EMBER_LOG2E), 16384)
+EMBER_MAP_F32(map_log10, (float)(ember_log((double)v) * 0x1.bcb7b1526e50ep-2), 16384)
+
+#undef EMBER_MAP_F32
 #endif
