@@ -86,6 +86,25 @@ def main() -> None:
     for r in rows:
         print("    {" + ", ".join(c_double(v) for v in r) + "},")
     print("};")
+    # erfcx(x) = e^(x^2) erfc(x) on [k/2, k/2 + 1/2), k = 1..54 (erfc underflows past
+    # 27.3): a polynomial in h = x - c, |h| <= 1/4, c = k/2 + 1/4; the error relative
+    rows = []
+    worst = 0
+    for k in range(1, 55):
+        c = mp.mpf(k) / 2 + mp.mpf(1) / 4
+
+        def erfcx(h, c=c):
+            return mp.erfc(c + h) * mp.exp((c + h) ** 2)
+
+        coeffs, err = fit(erfcx, -mp.mpf(1) / 4, mp.mpf(1) / 4, 13)
+        worst = max(worst, err / erfcx(mp.mpf(1) / 4))
+        rows.append(coeffs)
+    print(f"/* ERFCX_PIECE[k]: erfcx(c + h) as a polynomial in h; worst relative fit error "
+          f"{mp.nstr(worst, 3)} */")
+    print("static const double ERFCX_PIECE[55][14] = {{0},")
+    for r in rows:
+        print("    {" + ", ".join(c_double(v) for v in r) + "},")
+    print("};")
 
 
 if __name__ == "__main__":

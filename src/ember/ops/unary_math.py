@@ -368,6 +368,7 @@ defvjp(erf_p, lambda g, out, x: g * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erf_p, lambda t, out, x: t * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 erfc_p = unary("erfc", _via64(_erfc64))
+native.register(erfc_p, "math_maps", _map_native("map_erfc"))
 defvjp(erfc_p, lambda g, out, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erfc_p, lambda t, out, x: t * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 

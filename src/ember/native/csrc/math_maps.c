@@ -39,6 +39,7 @@ EMBER_MAP(map_log, ember_log_t(v))
 EMBER_MAP(map_log1p, ember_log1p_t(v))
 EMBER_MAP(map_tanh, ember_tanh_t(v))
 EMBER_MAP(map_erf, ember_erf_t(v))
+EMBER_MAP(map_erfc, ember_erfc_t(v))
 EMBER_MAP(map_sigmoid, ember_sigmoid_t(v))
 
 #undef EMBER_MAP
