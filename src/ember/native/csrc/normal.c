@@ -59,11 +59,14 @@ static inline float cephes_logf(float x) {
     const uint32_t bits = f2u(x);
     float e = (float)((int32_t)(bits >> 23) - 126);
     const float m = u2f((bits & 0x807FFFFFu) | 0x3F000000u);
-    const float small = m < SQRTHF ? 1.0f : 0.0f;
+    /* small = (m < SQRTHF) as 1.0f or 0.0f, chosen on the bits (m > 0): GCC turns a float
+     * select into a branch it may not if-convert, and the block loop would stay scalar */
+    const float small = u2f((0u - (uint32_t)(f2u(m) < f2u(SQRTHF))) & 0x3F800000u);
     e = e - small;
     const float t = (m - 1.0f) + small * m;
     const float z = t * t;
     float y = mad64(t, (double)LOG_P[0], (double)LOG_P[1]);
+    _Pragma("GCC unroll 8") /* (unrolled before the vectoriser sees the block loop) */
     for (int k = 2; k < 9; k++) y = mad64(y, (double)t, (double)LOG_P[k]);
     y = y * t;
     y = mad64(y, (double)z, (double)(e * LOG_Q1));
@@ -91,12 +94,10 @@ static inline void cephes_sincosf(float x, float *s, float *c) {
     ys = mad64(ys, z64, (double)SIN_P[2]);
     ys = ys * z;
     ys = mad64(ys, (double)r, (double)r);
-    uint32_t sb = f2u(ys), cb = f2u(yc);
-    if (j & 2) {  /* bit 1 of j swaps the polynomials */
-        const uint32_t tmp = sb;
-        sb = cb;
-        cb = tmp;
-    }
+    /* bit 1 of j swaps the polynomials (a bit mask, not a branch: the loop vectorises) */
+    const uint32_t swap = 0u - (((uint32_t)j >> 1) & 1u);
+    const uint32_t ysb = f2u(ys), ycb = f2u(yc);
+    uint32_t sb = (ysb & ~swap) | (ycb & swap), cb = (ycb & ~swap) | (ysb & swap);
     sb ^= ((uint32_t)j & 4u) << 29;
     cb ^= ((uint32_t)(~(j - 2)) & 4u) << 29;
     *s = u2f(sb);
