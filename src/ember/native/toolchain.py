@@ -7,7 +7,10 @@ source, the compiler, the flags, the CPU and ember's version, and loaded with ct
 
 Flags: `-O3 -march=native` (or `EMBER_MARCH`), `-fPIC -shared`, and `-ffp-contract=off`,
 never `-ffast-math`: a kernel that does its NumPy twin's operations in the same order gives
-the same bits, and NaN, inf, -0.0 and rounding stay IEEE. Nothing here runs at import.
+the same bits, and NaN, inf, -0.0 and rounding stay IEEE. `-fno-trapping-math` changes no
+value (ember never reads the floating-point exception flags) and lets GCC if-convert a
+select whose sides could raise one: without AVX-512's masked operations it otherwise keeps
+such a loop scalar (Adam's update on an AVX2 machine). Nothing here runs at import.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from . import cache
 
 CSRC = os.path.join(os.path.dirname(__file__), "csrc")
 BASE_FLAGS = ("-O3", "-std=c11", "-fPIC", "-shared", "-pthread", "-ffp-contract=off",
-              "-fno-math-errno", "-Wall", "-Wno-unused-function")
+              "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wno-unused-function")
 
 _lock = threading.RLock()
 _found: dict = {}  # "compiler": (path, version line) or None, once probed
