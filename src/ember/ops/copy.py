@@ -6,12 +6,14 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._algorithms import fill_value, fills_uninitialized
 from .._device import as_device, device
 from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor, layout_strides
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, like_strides
+from ..native import strided
 from ._arg_parser_text import not_tensor
 from ._common import laid_copy, member_strides, same_meta
 from ._float8 import to_float8
@@ -72,6 +74,18 @@ def _clone_meta(x, *, contiguous=False, dtype=None, strides=None):
 clone_p = Primitive("clone", _clone_kernel, _clone_meta, grad_name=lambda args, params: (
     "CloneBackward0" if params.get("dtype") is None else "ToCopyBackward0"))
 defvjp(clone_p, lambda g, out, x, **params: g, reads=((),))
+
+
+def _clone_native(lib, a, *, contiguous=False, dtype=None, strides=None):
+    """The row-major copy of a transposed input in tiles (native/strided.py: NumPy's copy
+    walks it a cache line per element); every other copy is NumPy's."""
+    if not contiguous or dtype is not None or strides is not None:
+        return NotImplemented
+    out = strided.transposed_copy(a)
+    return NotImplemented if out is None else out
+
+
+native.register(clone_p, "transpose", _clone_native, min_size=(vars(strided), "MIN_ELEMENTS"))
 deflinear(clone_p)
 
 
