@@ -416,6 +416,17 @@ def _copy_kernel(dst, src):
 COPY = Member(fill_p, "copy", _copy_kernel, lambda dst, src: same_meta(dst),
               grad_name="CopyBackwards")
 defvjp(COPY, lambda g, out, dst, src: g * 0, lambda g, out, dst, src: g, reads=((), ()))
+
+
+def _copy_native(lib, dst, src):
+    """`copy_` from a transposed source of the destination's shape and dtype, in tiles."""
+    if src.dtype != dst.dtype or src.shape != dst.shape:
+        return NotImplemented
+    out = strided.transposed_copy(src)
+    return NotImplemented if out is None else out
+
+
+native.register(COPY, "transpose", _copy_native, min_size=(vars(strided), "MIN_ELEMENTS"))
 deflinear(COPY)
 
 
