@@ -29,3 +29,24 @@ def test_one_hot_matches_pytorch():
             for n in (-1, 0, 3, 7, 12, -2):
                 assert _run(ember.nn.functional.one_hot, e, n) == \
                     _run(torch.nn.functional.one_hot, t, n), (a.shape, n)
+
+
+def test_one_hot_without_readable_values_skips_the_checks_as_pytorch():
+    # meta tensors and vmap's examples: no min / max is read where num_classes is given
+    for values, n in (([1, 7], 4), ([], 3), ([[2, 0]], 0)):
+        e = ember.nn.functional.one_hot(ember.tensor(values, dtype=ember.int64, device="meta"), n)
+        t = torch.nn.functional.one_hot(torch.tensor(values, dtype=torch.int64, device="meta"), n)
+        assert (e.device.type, tuple(e.shape), str(e.dtype)) == \
+            (t.device.type, tuple(t.shape), str(t.dtype).replace("torch", "ember"))
+    for f, t in ((ember.nn.functional.one_hot, ember.tensor([1, 2], device="meta")),
+                 (torch.nn.functional.one_hot, torch.tensor([1, 2], device="meta"))):
+        try:
+            f(t)
+        except RuntimeError as err:  # (-1 must read the largest value: both refuse)
+            assert "meta" in str(err)
+        else:
+            raise AssertionError("one_hot(meta, -1) did not raise")
+    a = np.array([[1, 4], [3, 0]])
+    e = ember.func.vmap(lambda x: ember.nn.functional.one_hot(x, 6))(ember.tensor(a))
+    t = torch.func.vmap(lambda x: torch.nn.functional.one_hot(x, 6))(torch.tensor(a))
+    assert e.numpy().tolist() == t.numpy().tolist() and e.dtype is ember.int64

@@ -11,9 +11,11 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 import ember as E
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _wrap
 from ..._user_warnings import user_stacklevel
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import autocast_op, cast_for
@@ -30,6 +32,7 @@ from ...ops.nn_ops import expect_device
 from ...ops.norm_plain import batch_norm_eval, batch_norm_eval_affine, normalized
 from ...ops.norm_plain import group_norm as group_norm_plain
 from ...ops.norm_plain import rms_norm as rms_norm_plain
+from ...ops.one_node import plain_call, plain_eager
 from ...ops.registry import bind, rename_node, saves
 from ...ops.views import view_, view_p
 from ..attention import SDPBackend, choose_cpu_backend
@@ -200,17 +203,30 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     num_classes = need_int(num_classes, "one_hot", "num_classes", 2)
     if tensor.dtype is not E.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes >= 0 and (tensor.device.type == "meta" or tensor._is_wrapper):
+        # (as PyTorch: no value checks where the values cannot be read, meta or vmap)
+        if tensor.device.type == "meta":
+            return E.empty(tuple(tensor.shape) + (num_classes,), dtype=E.int64, device="meta")
+        return (tensor.unsqueeze(-1) == E.arange(num_classes)).to(E.int64)
     if tensor.numel() == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return E.zeros(tuple(tensor.shape) + (num_classes,), dtype=E.int64)
-    lo, hi = int(tensor.min()), int(tensor.max())
+        return E.zeros(tuple(tensor.shape) + (num_classes,), dtype=E.int64,
+                       device=tensor.device)
+    plain = plain_call(tensor) and plain_eager()
+    flat = tensor._array().reshape(-1) if plain else None
+    lo, hi = (int(flat.min()), int(flat.max())) if plain else \
+        (int(tensor.min()), int(tensor.max()))
     if lo < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
         num_classes = hi + 1
     elif hi >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
+    if plain:  # (nothing records it: a 1 written into each row of zeros, one pass)
+        out = np.zeros((flat.size, num_classes), np.int64)
+        out[np.arange(flat.size), flat] = 1
+        return _wrap(out.reshape(tuple(tensor.shape) + (num_classes,)))
     # Rows of the identity, gathered: one pass over a row-major result, as torch lays its
     # out (the compare with arange(num_classes) and its cast to int64 made two, laid out
     # as the input); where the classes outnumber the values, the identity would be the
