@@ -82,7 +82,10 @@ def test_plan_declines_what_numpy_copies_well():
     assert (outer, rows, cols, row_src, col_src, row_dst) == ([], 64, 64, 1, 64, 64)
 
 
-def test_eager_contiguous_runs_the_tiles_with_numpys_result():
+def test_eager_contiguous_runs_the_tiles_with_numpys_result(every_size, monkeypatch):
+    calls = []
+    tiles = strided.transposed_copy
+    monkeypatch.setattr(strided, "transposed_copy", lambda a: calls.append(a.shape) or tiles(a))
     x = ember.randn(96, 130)
     for make in (lambda t: t.t(), lambda t: t.reshape(6, 16, 130).permute(2, 0, 1),
                  lambda t: t.t().flip(0)):
@@ -99,5 +102,6 @@ def test_eager_contiguous_runs_the_tiles_with_numpys_result():
     x.requires_grad_()
     y = x.t().contiguous()
     (y * ember.arange(96.0)).sum().backward()  # (the copy's gradient: the identity)
+    assert calls.count((130, 96)) >= 4 and (130, 6, 16) in calls  # (the tiles ran)
     np.testing.assert_array_equal(x.grad.numpy(), np.broadcast_to(np.arange(96.0)[:, None],
                                                                   (96, 130)))
