@@ -11,14 +11,13 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
-
 import ember as E
 
-from ..._tensor import Tensor, _wrap
+from ..._tensor import Tensor
 from ..._user_warnings import user_stacklevel
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import autocast_op, cast_for
+from ...ops import one_hot as one_hot_plain
 from ...ops._arg_parser_text import need_int, need_tensor, need_tensors, touch_then_check
 from ...ops._common import c_type_name, type_name
 from ...ops.attention import attention_prim
@@ -32,7 +31,6 @@ from ...ops.nn_ops import expect_device
 from ...ops.norm_plain import batch_norm_eval, batch_norm_eval_affine, normalized
 from ...ops.norm_plain import group_norm as group_norm_plain
 from ...ops.norm_plain import rms_norm as rms_norm_plain
-from ...ops.one_node import plain_call, plain_eager
 from ...ops.registry import bind, rename_node, saves
 from ...ops.views import view_, view_p
 from ..attention import SDPBackend, choose_cpu_backend
@@ -213,20 +211,17 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         return E.zeros(tuple(tensor.shape) + (num_classes,), dtype=E.int64,
                        device=tensor.device)
-    plain = plain_call(tensor) and plain_eager()
-    flat = tensor._array().reshape(-1) if plain else None
-    lo, hi = (int(flat.min()), int(flat.max())) if plain else \
-        (int(tensor.min()), int(tensor.max()))
+    flat = one_hot_plain.plain_values(tensor)
+    lo, hi = (int(tensor.min()), int(tensor.max())) if flat is None else \
+        (int(flat.min()), int(flat.max()))
     if lo < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
         num_classes = hi + 1
     elif hi >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    if plain:  # (nothing records it: a 1 written into each row of zeros, one pass)
-        out = np.zeros((flat.size, num_classes), np.int64)
-        out[np.arange(flat.size), flat] = 1
-        return _wrap(out.reshape(tuple(tensor.shape) + (num_classes,)))
+    if flat is not None:
+        return one_hot_plain.encode(flat, tensor.shape, num_classes)
     # Rows of the identity, gathered: one pass over a row-major result, as torch lays its
     # out (the compare with arange(num_classes) and its cast to int64 made two, laid out
     # as the input); where the classes outnumber the values, the identity would be the
