@@ -420,6 +420,7 @@ static inline double ember_erfc(double x) {
     const double *t = &EMBER_ERFCX_PIECE[0][0];
     const int at = k * 14;
     const double h = ab - ((double)k * 0.5 + 0.25);
+    /* (Horner written out, as erf's: as a loop over the row, GCC 12 keeps the map scalar) */
     double r = t[at + 13];
     r = t[at + 12] + h * r;
     r = t[at + 11] + h * r;
