@@ -288,12 +288,21 @@ def _map(fn, x: np.ndarray) -> np.ndarray:
     return out.reshape(x.shape)
 
 
+def _looped(name: str, fn, x: np.ndarray) -> np.ndarray:
+    """The C library's float64 `name` over `x`: its loop in C (csrc/libm_maps.c) where
+    native kernels run, else `fn` (Python's math: the same C function) element by element."""
+    from ._cephes_bessel import _libm_native  # (it imports this module's users)
+
+    out = _libm_native(name, x, None) if x.dtype == f64 else None
+    return _map(fn, x) if out is None else out
+
+
 def libm_log(x: np.ndarray) -> np.ndarray:
-    return _map(math.log, x)
+    return _looped("log", math.log, x)
 
 
 def libm_log1p(x: np.ndarray) -> np.ndarray:
-    return _map(math.log1p, x)
+    return _looped("log1p", math.log1p, x)
 
 
 def _exp(v: float) -> float:
@@ -304,7 +313,7 @@ def _exp(v: float) -> float:
 
 
 def libm_exp(x: np.ndarray) -> np.ndarray:
-    return _map(_exp, x)
+    return _looped("exp", _exp, x)
 
 
 _TRIG_OK: list[bool] = []
@@ -322,11 +331,11 @@ def _numpy_trig_matches() -> bool:
 
 
 def libm_sin(x: np.ndarray) -> np.ndarray:
-    return np.sin(x) if _numpy_trig_matches() else _map(math.sin, x)
+    return np.sin(x) if _numpy_trig_matches() else _looped("sin", math.sin, x)
 
 
 def libm_cos(x: np.ndarray) -> np.ndarray:
-    return np.cos(x) if _numpy_trig_matches() else _map(math.cos, x)
+    return np.cos(x) if _numpy_trig_matches() else _looped("cos", math.cos, x)
 
 
 _LIBM: list = []
