@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from ..ops._cephes_bessel import libm
+
 _PSI_10 = 2.25175258906672110764  # digamma(10)
 # digamma's asymptotic series in z = 1 / x^2, highest power first
 _DIGAMMA_SERIES = (8.33333333333333333333e-2, -2.10927960927960927961e-2,
@@ -58,7 +60,7 @@ def _float_libm(name: str, nargs: int):
     return fn
 
 
-def _libm(fn, name32: str, nargs: int):
+def _libm(fn, name: str, nargs: int):
     """The C library's function elementwise, as PyTorch's kernels call it per element:
     `fn` (std::log, std::pow, ... of double, through Python's math module) for float64,
     the float version (logf, powf, ...) for float32, where NumPy's vectorised loops round
@@ -66,11 +68,13 @@ def _libm(fn, name32: str, nargs: int):
     either: 0.1% of them differ). Where the float version cannot be reached, the double
     one rounded to float32."""
     wide = np.frompyfunc(fn, nargs, 1)
-    f32 = _float_libm(name32, nargs)
+    f32 = _float_libm(name + "f", nargs)
     narrow = None if f32 is None else np.frompyfunc(f32, nargs, 1)
 
     def apply(*args: np.ndarray) -> np.ndarray:
         dtype = np.result_type(*args)
+        if dtype in _LOOPED:  # (the same C functions, looped in C where native kernels run)
+            return libm(name, *np.broadcast_arrays(*(np.asarray(a, dtype) for a in args)))
         if dtype == np.float32 and narrow is not None:
             return narrow(*(np.asarray(a, np.float32) for a in args)).astype(np.float32)
         return wide(*(np.asarray(a, np.float64) for a in args)).astype(np.float64) \
@@ -79,7 +83,8 @@ def _libm(fn, name32: str, nargs: int):
     return apply
 
 
-_log, _exp, _pow = _libm(_c_log, "logf", 1), _libm(_c_exp, "expf", 1), _libm(_c_pow, "powf", 2)
+_LOOPED = (np.dtype(np.float32), np.dtype(np.float64))
+_log, _exp, _pow = _libm(_c_log, "log", 1), _libm(_c_exp, "exp", 1), _libm(_c_pow, "pow", 2)
 
 
 def _f(value: float) -> float:

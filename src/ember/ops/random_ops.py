@@ -583,7 +583,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     d = self._dtype
 
     def make(n, c):
-        t = M._map(math.tan, math.pi * (g._doubles(n) - 0.5))
+        t = M._looped("tan", math.tan, math.pi * (g._doubles(n) - 0.5))
         v = M.fma64(f64(sigma), t, f64(median)) if K.avx2() else median + sigma * t
         return K.to_dtype(v, d)
 
