@@ -138,3 +138,20 @@ def test_state_put_back_through_numpy_where_struct_unreadable(monkeypatch):
     t, e = _run(lambda: torch.poisson(torch.tensor(rates)),
                 lambda: ember.poisson(ember.tensor(rates)), 17, False)
     assert np.array_equal(t, e)
+
+
+@pytest.mark.parametrize("cached_normal", [False, True])
+def test_gamma_tries_resume_where_the_stream_drawn_ahead_ran_out(monkeypatch, cached_normal):
+    # the native loop (csrc/rejection.c) undoes an element whose tries outrun the doubles
+    # drawn ahead and resumes after more are drawn: 64 ahead at first makes it do so often
+    from ember.distributions import gamma as gamma_module
+
+    class Short(gamma_module._Ahead):
+        def __init__(self, g, guess, arrays=False):
+            super().__init__(g, 64, arrays)
+
+    monkeypatch.setattr(gamma_module, "_Ahead", Short)
+    conc = np.tile([0.05, 0.5, 1.0, 4.0, 0.0, 150.0, 0.3], 300)
+    t, e = _run(lambda: torch._standard_gamma(torch.tensor(conc)),
+                lambda: ember._standard_gamma(ember.tensor(conc)), 5, cached_normal)
+    np.testing.assert_array_equal(e, t)

@@ -17,11 +17,13 @@ import math
 import numpy as np
 
 from .. import _dtype as dt
-from .. import _grad_mode
+from .. import _grad_mode, native
 from .._tensor import Size, Tensor
 from ..autograd.function import Function, once_differentiable
+from ..native import calls
 from ..ops import _rng_kernels as K
 from ..ops import _rng_math as M
+from ..ops._cephes_bessel import libm
 from ..ops._common import type_name
 from ..ops.creation import tensor
 from ..random import default_generator
@@ -39,19 +41,26 @@ _SQUEEZE_F32 = float(np.float32(0.0331))  # the squeeze test's constant, a float
 class _Ahead(K.DoublesAhead):
     """Doubles drawn ahead, with the serial Box-Muller pair a normal drawn at each position
     would give (angle from the double there, radius from the next), computed for whole
-    blocks; the generator's cached normal is the caller's to keep."""
+    blocks; the generator's cached normal is the caller's to keep. Lists for a Python loop
+    to index, or (`arrays`) NumPy arrays for a native one."""
 
-    def __init__(self, g, guess: int) -> None:
+    def __init__(self, g, guess: int, arrays: bool = False) -> None:
+        self.arrays = arrays
         self.cos: list[float] = []
         self.sin: list[float] = []
         super().__init__(g, guess)
 
     def added(self, fresh: np.ndarray) -> None:
-        raw = np.concatenate([self.u[-1:], fresh])  # the last pair needed the next double
-        radius = np.sqrt(-2.0 * M.libm_log1p(-raw[1:]))
+        raw = np.concatenate([np.asarray(self.u[-1:], np.float64), fresh])
+        radius = np.sqrt(-2.0 * M.libm_log1p(-raw[1:]))  # (the pair needs the next double)
         theta = (2.0 * math.pi) * raw[:-1]
-        self.cos.extend((radius * M.libm_cos(theta)).tolist())
-        self.sin.extend((radius * M.libm_sin(theta)).tolist())
+        cos, sin = radius * M.libm_cos(theta), radius * M.libm_sin(theta)
+        if self.arrays:
+            self.u = np.concatenate([np.asarray(self.u, np.float64), fresh])
+            self.cos, self.sin = np.concatenate([self.cos, cos]), np.concatenate([self.sin, sin])
+            return
+        self.cos.extend(cos.tolist())
+        self.sin.extend(sin.tolist())
         super().added(fresh)
 
 
@@ -68,6 +77,28 @@ def _gamma_constants(a: np.ndarray, single: bool):
     return boost, expo, d, c
 
 
+def _native_tries(lib, live, boosted, d, c, ahead: _Ahead, cache, out, boost_at, n: int):
+    """The tries of `_gamma_draws`'s loop in C (csrc/rejection.c: the same steps and the C
+    library's log), over the stream drawn ahead (`ahead.arrays`), grown where it runs out;
+    the stream's position and cached normal after them."""
+    fn = calls.entry(lib, "gamma_tries", [calls.P, calls.I64, calls.I64] + [calls.P] * 6 +
+                     [calls.I64, calls.F64, calls.P, calls.P, calls.P], calls.I64)
+    live = np.ascontiguousarray(live, np.int64)
+    flags = np.ascontiguousarray(boosted, np.uint8)
+    d, c = np.ascontiguousarray(d, np.float64), np.ascontiguousarray(c, np.float64)
+    state = np.array([0, 0, 0], np.int64)  # gamma_stream: p, cache (its bits), held
+    if cache is not None:
+        state[1:] = np.float64(cache).view(np.int64), 1
+    k = 0
+    while True:
+        k = fn(calls.ptr(live), live.size, k, calls.ptr(flags), calls.ptr(d), calls.ptr(c),
+               calls.ptr(ahead.u), calls.ptr(ahead.cos), calls.ptr(ahead.sin), len(ahead.cos),
+               _SQUEEZE_F32, calls.ptr(state), calls.ptr(out), calls.ptr(boost_at))
+        if k == live.size:
+            return int(state[0]), float(state[1:2].view(np.float64)[0]) if state[2] else None
+        ahead.grow(2 * (n - int(live[k])) + 64)
+
+
 def _gamma_draws(alpha: np.ndarray, single: bool, g=None) -> np.ndarray:
     """Gamma(alpha, 1) draws: one element after another on the stream, as PyTorch draws
     them, with everything that does not depend on the stream computed for whole arrays."""
@@ -80,10 +111,15 @@ def _gamma_draws(alpha: np.ndarray, single: bool, g=None) -> np.ndarray:
     boost, expo, d_all, c_all = _gamma_constants(a, single)
     live = np.flatnonzero(a != 0.0)
     boost_at = np.full(n, -1, np.int64)  # where each boost's uniform sits in the stream
-    ahead = _Ahead(g, 3 * live.size + 64)
+    lib = native.library("rejection")
+    ahead = _Ahead(g, 3 * live.size + 64, arrays=lib is not None)
     u, cos, sin = ahead.u, ahead.cos, ahead.sin
     p, cache = 0, g._normal
     log, squeeze = math.log, _SQUEEZE_F32
+    if lib is not None:  # (the loop below then has nothing left to draw)
+        p, cache = _native_tries(lib, live, boost[live], d_all[live], c_all[live], ahead,
+                                 cache, out, boost_at, n)
+        live = live[:0]
     try:
         for i, boosted, d, c in zip(live.tolist(), boost[live].tolist(), d_all[live].tolist(),
                                     c_all[live].tolist()):
@@ -117,8 +153,8 @@ def _gamma_draws(alpha: np.ndarray, single: bool, g=None) -> np.ndarray:
     scale = np.ones(n, np.float64)
     at = np.flatnonzero(boost_at >= 0)
     if at.size:  # the boosts' scales, pow from libm as PyTorch's
-        w = [1.0 - u[k] for k in boost_at[at].tolist()]
-        scale[at] = [math.pow(b, e) for b, e in zip(w, expo[at].tolist())]
+        w = 1.0 - np.asarray(ahead.u, np.float64)[boost_at[at]]
+        scale[at] = libm("pow", w, np.ascontiguousarray(expo[at], np.float64))
     return (scale * d_all * out).reshape(alpha.shape)  # (scale * d) * v, in PyTorch's order
 
 

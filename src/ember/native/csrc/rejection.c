@@ -1,0 +1,84 @@
+/* rejection.c: the serial rejection samplers, over a stream drawn ahead.
+ *
+ * PyTorch draws a gamma sample per element, one after another, each try taking a normal
+ * (the serial Box-Muller pair, one half cached) and a uniform from the generator. The
+ * caller (distributions/gamma.py) draws the doubles ahead and gives, for every stream
+ * position p, the uniform u[p] and the Box-Muller pair (cos[p], sin[p]) that a normal
+ * drawn at p would give; this loop reads them in PyTorch's order, with the C library's
+ * log as PyTorch's kernel calls it, so the samples are its bits. Where the stream drawn
+ * ahead runs out inside an element, the element is undone and the call returns: the
+ * caller draws more and calls again from there.
+ *
+ * Compiled once whatever the family's dtype (the stream is double).
+ */
+#ifndef EMBER_REJECTION_ONCE
+#define EMBER_REJECTION_ONCE
+
+#include <math.h>
+#include <stdint.h>
+
+typedef struct {
+    int64_t p;     /* the next stream position */
+    double cache;  /* the cached half of the last Box-Muller pair */
+    int64_t held;  /* whether `cache` holds one */
+} gamma_stream;
+
+/* Marsaglia-Tsang tries for the live elements k = start, start + 1, ...: element live[k]
+ * gets v (out) and, if `boosted[k]`, the stream position of its boost's uniform
+ * (boost_at); d and c are its constants. Returns the first element not done (nlive when
+ * all are), with the stream's state in *s. */
+int64_t gamma_tries(const int64_t *live, int64_t nlive, int64_t start, const uint8_t *boosted,
+                    const double *d, const double *c, const double *u, const double *cos_,
+                    const double *sin_, int64_t avail, double squeeze, gamma_stream *s,
+                    double *out, int64_t *boost_at) {
+    int64_t p = s->p, held = s->held;
+    double cache = s->cache;
+    for (int64_t k = start; k < nlive; k++) {
+        const int64_t p0 = p, held0 = held; /* (to undo the element) */
+        const double cache0 = cache;
+        const int64_t i = live[k];
+        if (boosted[k]) {
+            boost_at[i] = p;
+            p += 1;
+        }
+        const double dk = d[k], ck = c[k];
+        for (;;) {
+            double x, y;
+            do { /* PyTorch's `do ... while (y <= 0)`: a NaN y goes on */
+                if (held) {
+                    x = cache;
+                    held = 0;
+                } else {
+                    if (p + 2 > avail) goto out_of_stream;
+                    x = cos_[p];
+                    cache = sin_[p];
+                    held = 1;
+                    p += 2;
+                }
+                y = 1.0 + ck * x;
+            } while (y <= 0);
+            if (p + 1 > avail) goto out_of_stream;
+            const double v = y * y * y;
+            const double w = 1.0 - u[p];
+            p += 1;
+            const double xx = x * x;
+            if (w < 1.0 - squeeze * xx * xx || log(w) < 0.5 * xx + dk * (1.0 - v + log(v))) {
+                out[i] = v;
+                break;
+            }
+        }
+        continue;
+    out_of_stream:
+        if (boosted[k]) boost_at[i] = -1;
+        s->p = p0;
+        s->held = held0;
+        s->cache = cache0;
+        return k;
+    }
+    s->p = p;
+    s->held = held;
+    s->cache = cache;
+    return nlive;
+}
+
+#endif
