@@ -1,5 +1,5 @@
-"""Normalisations that stay composite (batch norm in evaluation, group norm, rms norm,
-F.normalize's division), run as their kernels on arrays for a plain call: one where no
+"""Normalisations run as their kernels on arrays for a plain call (batch norm in evaluation,
+group norm's fused kernel, rms norm, F.normalize's division): one where no
 graph, transform or saved-tensor hook could see the composite's ops (nothing wants a
 gradient, no interpreter is pushed), with a row-major float32 / float64 input on the CPU
 and operands of its dtype. A frozen batch norm (only the input wants a gradient) gets its
@@ -20,7 +20,7 @@ from .. import _grad_mode as grad_mode
 from .._core.dispatch import _cpu, run_quiet
 from .._tensor import Tensor, _wrap
 from .binary import add_fn, div_fn, mul_fn
-from .layer_norm import layer_norm_p
+from .group_norm import group_norm_p
 from .one_node import plain_call, plain_eager
 from .reduce import MEAN_DIMS, reduce_p
 from .ternary import addcmul_fn, clamp_min_fn
@@ -105,16 +105,8 @@ def batch_norm_eval_affine(x: Tensor, mean: Tensor, var: Tensor, weight: Tensor 
 
 
 def _group_norm(x, num_groups: int, weight, bias, eps: float):
-    """Each group of a sample normalised as one row by layer norm's kernel, then * weight
-    and + bias per channel (nn/_functional/layers._group_norm)."""
-    g = x.reshape(x.shape[0], num_groups, -1)
-    out = _cpu[layer_norm_p](g, None, None, k=1, eps=eps)[0].reshape(x.shape)
-    view = (-1,) + (1,) * (x.ndim - 2)
-    if weight is not None:
-        out = _binary(mul_fn, out, weight.reshape(view))
-    if bias is not None:
-        out = _binary(add_fn, out, bias.reshape(view))
-    return out
+    """Group norm's fused kernel (ops/group_norm.py, nn/_functional/layers._group_norm)."""
+    return _cpu[group_norm_p](x, weight, bias, groups=num_groups, eps=eps)[0]
 
 
 def group_norm(x: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None,

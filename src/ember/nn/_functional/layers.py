@@ -24,6 +24,7 @@ from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.bernoulli import bernoulli_noise, dropout_mask
 from ...ops.composite import pdist
+from ...ops.group_norm import group_norm_prim
 from ...ops.layer_norm import check_affine as check_layer_norm_affine
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
@@ -335,16 +336,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 @_in_float32
 def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None,
                 eps: float) -> Tensor:
-    n, c = input.shape[:2]
-    x = input.reshape(n, num_groups, (c // num_groups) * math.prod(input.shape[2:]))
-    # (each group of a sample normalised as one row by layer norm's fused node: its one
-    # kernel forward and backward, where the composite's statistics took ten ops)
-    out = layer_norm_prim(x, None, None, 1, eps).reshape(input.shape)
-    view = (-1,) + (1,) * (input.dim() - 2)
-    if weight is not None:
-        out = out * weight.reshape(view)
-    if bias is not None:
-        out = out + bias.reshape(view)
+    # (one fused node, ops/group_norm.py: the statistics and the affine in one kernel each
+    # way, where layer norm's node and a mul and an add took three passes and three nodes)
+    out = group_norm_prim(input, weight, bias, num_groups, eps)
     fmt = _suggested_format(input)  # (PyTorch's result: row-major or channels-last only)
     if not out.is_contiguous(memory_format=fmt):
         out = out.contiguous(memory_format=fmt)
