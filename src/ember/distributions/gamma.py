@@ -45,10 +45,9 @@ class _Ahead(K.DoublesAhead):
     to index, or (`arrays`) NumPy arrays for a native one."""
 
     def __init__(self, g, guess: int, arrays: bool = False) -> None:
-        self.arrays = arrays
-        self.cos: list[float] = []
-        self.sin: list[float] = []
-        super().__init__(g, guess)
+        self.cos: list[float] | np.ndarray = np.empty(0) if arrays else []
+        self.sin: list[float] | np.ndarray = np.empty(0) if arrays else []
+        super().__init__(g, guess, arrays)
 
     def added(self, fresh: np.ndarray) -> None:
         raw = np.concatenate([np.asarray(self.u[-1:], np.float64), fresh])
@@ -56,11 +55,10 @@ class _Ahead(K.DoublesAhead):
         theta = (2.0 * math.pi) * raw[:-1]
         cos, sin = radius * M.libm_cos(theta), radius * M.libm_sin(theta)
         if self.arrays:
-            self.u = np.concatenate([np.asarray(self.u, np.float64), fresh])
             self.cos, self.sin = np.concatenate([self.cos, cos]), np.concatenate([self.sin, sin])
-            return
-        self.cos.extend(cos.tolist())
-        self.sin.extend(sin.tolist())
+        else:
+            self.cos.extend(cos.tolist())
+            self.sin.extend(sin.tolist())
         super().added(fresh)
 
 

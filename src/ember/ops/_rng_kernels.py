@@ -16,6 +16,8 @@ import math
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
+from ..native import calls
 from . import _rng_math as M
 from . import _rng_native as N
 from ._rng_native import _struct_readable
@@ -315,13 +317,14 @@ def _mt_restore(g, saved) -> None:
 
 class DoublesAhead:
     """The generator's next double uniforms, drawn ahead, for a rejection sampler that reads
-    them one by one (a list index is far cheaper than a draw per value); `finish` puts the
-    generator back and moves it on by exactly the doubles used, so the stream is the one
-    drawing them one at a time would give."""
+    them one by one (a list index is far cheaper than a draw per value; `arrays`: a NumPy
+    array, for a native loop); `finish` puts the generator back and moves it on by exactly
+    the doubles used, so the stream is the one drawing them one at a time would give."""
 
-    def __init__(self, g, guess: int) -> None:
+    def __init__(self, g, guess: int, arrays: bool = False) -> None:
         self.g, self._saved = g, (_mt_snapshot(g), g._fresh)
-        self.u: list[float] = []
+        self.arrays = arrays
+        self.u: list[float] | np.ndarray = np.empty(0, f64) if arrays else []
         self.pos = 0  # how many `take` has handed out
         self.grow(max(guess, 64))
 
@@ -337,7 +340,10 @@ class DoublesAhead:
         self.added(self.g._doubles(n))
 
     def added(self, fresh: np.ndarray) -> None:
-        self.u.extend(fresh.tolist())
+        if self.arrays:
+            self.u = np.concatenate([self.u, fresh])
+        else:
+            self.u.extend(fresh.tolist())
 
     def finish(self, used: int | None = None) -> None:
         """Move the real generator past the doubles used (default: those taken)."""
@@ -348,9 +354,38 @@ class DoublesAhead:
             self.g._doubles(used)
 
 
+def _poisson_native(lib, g, lams: np.ndarray, out: np.ndarray) -> tuple:
+    """`poisson_many`'s loop in C (csrc/rejection.c: the same steps, the C library's log,
+    exp and lgamma) over doubles drawn ahead; (the rates done, the doubles used, `ahead`)."""
+    fn = calls.entry(lib, "poisson_tries", [calls.P, calls.I64, calls.I64, calls.P, calls.I64,
+                                            calls.P, calls.P], calls.I64)
+    n = lams.size
+    ahead = DoublesAhead(g, int(np.minimum(lams[lams == lams], 10.0).sum()) + 64, arrays=True)
+    p, i = np.zeros(1, np.int64), 0
+    while True:
+        i = fn(calls.ptr(lams), n, i, calls.ptr(ahead.u), len(ahead.u), calls.ptr(p),
+               calls.ptr(out))
+        if i == n or (lams[i] >= 10 and np.isinf(lams[i])):
+            return i, int(p[0]), ahead
+        ahead.grow(int(2 * min(lams[i], 10.0) + 2) * (n - i) + 64)
+
+
 def poisson_many(g, lams: list) -> np.ndarray:
     """PyTorch's sample_poisson for each rate in order: Hormann's transformed rejection for
     lam >= 10, else a product of uniforms; one double uniform per step."""
+    lib = native.library("rejection")
+    if lib is None:
+        return _poisson_loop(g, lams)
+    out = np.zeros(len(lams), f64)
+    start, used, ahead = _poisson_native(lib, g, np.asarray(lams, f64), out)
+    ahead.finish(used)
+    if start < len(lams):  # (an infinite rate: Python's loop goes on from it)
+        out[start:] = _poisson_loop(g, lams[start:])
+    return out
+
+
+def _poisson_loop(g, lams: list) -> np.ndarray:
+    """`poisson_many` in Python, rate after rate (the reference the C loop follows)."""
     out = np.zeros(len(lams), f64)
     ahead = DoublesAhead(g, int(sum(min(lam, 10.0) for lam in lams if lam == lam)) + 64)
     u, p, log, lgamma = ahead.u, 0, math.log, M.libm_lgamma

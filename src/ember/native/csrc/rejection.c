@@ -1,13 +1,14 @@
 /* rejection.c: the serial rejection samplers, over a stream drawn ahead.
  *
- * PyTorch draws a gamma sample per element, one after another, each try taking a normal
- * (the serial Box-Muller pair, one half cached) and a uniform from the generator. The
- * caller (distributions/gamma.py) draws the doubles ahead and gives, for every stream
- * position p, the uniform u[p] and the Box-Muller pair (cos[p], sin[p]) that a normal
- * drawn at p would give; this loop reads them in PyTorch's order, with the C library's
- * log as PyTorch's kernel calls it, so the samples are its bits. Where the stream drawn
- * ahead runs out inside an element, the element is undone and the call returns: the
- * caller draws more and calls again from there.
+ * PyTorch draws a gamma or Poisson sample per element, one after another, each try taking
+ * double uniforms (gamma: a normal too, the serial Box-Muller pair with one half cached)
+ * from the generator. The caller (distributions/gamma.py, ops/_rng_kernels.py) draws the
+ * doubles ahead and gives, for every stream position p, the uniform u[p] and (gamma) the
+ * Box-Muller pair (cos[p], sin[p]) that a normal drawn at p would give; these loops read
+ * them in PyTorch's order, with the C library's log, exp and lgamma as PyTorch's kernels
+ * call them, so the samples are its bits. Where the stream drawn ahead runs out inside an
+ * element, the element is undone and the call returns: the caller draws more and calls
+ * again from there.
  *
  * Compiled once whatever the family's dtype (the stream is double).
  */
@@ -79,6 +80,64 @@ int64_t gamma_tries(const int64_t *live, int64_t nlive, int64_t start, const uin
     s->held = held;
     s->cache = cache;
     return nlive;
+}
+
+/* PyTorch's sample_poisson for rates lams[start], lams[start + 1], ...: Hormann's
+ * transformed rejection (PTRS) for a rate of 10 or more, else a product of uniforms until
+ * it falls to exp(-rate); a rate of 0 draws nothing. Returns the first rate not done (n
+ * when all are; an infinite rate is left to the caller's loop), the stream position in
+ * *p_io. */
+int64_t poisson_tries(const double *lams, int64_t n, int64_t start, const double *u,
+                      int64_t avail, int64_t *p_io, double *out) {
+    int64_t p = *p_io;
+    for (int64_t i = start; i < n; i++) {
+        const int64_t p0 = p;
+        const double lam = lams[i];
+        if (lam >= 10) {
+            if (isinf(lam)) { /* (the caller's loop says what an infinite rate does) */
+                *p_io = p;
+                return i;
+            }
+            const double slam = sqrt(lam), loglam = log(lam);
+            const double b = 0.931 + 2.53 * slam;
+            const double a = -0.059 + 0.02483 * b;
+            const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+            const double vr = 0.9277 - 3.6224 / (b - 2);
+            double k;
+            for (;;) {
+                if (p + 2 > avail) goto out_of_stream;
+                const double us = u[p] - 0.5, v = u[p + 1];
+                p += 2;
+                const double ua = 0.5 - fabs(us);
+                k = floor((2 * a / ua + b) * us + lam + 0.43);
+                if (ua >= 0.07 && v <= vr) break;
+                if (k < 0 || (ua < 0.013 && v > ua)) continue;
+                const double lhs = log(v) + log(inv_alpha) - log(a / (ua * ua) + b);
+                if (lhs <= -lam + k * loglam - lgamma(k + 1.0)) break;
+            }
+            out[i] = k;
+        } else if (lam != 0) {
+            const double enlam = exp(-lam);
+            double prod = 1.0;
+            int64_t x = 0;
+            for (;;) {
+                if (p >= avail) goto out_of_stream;
+                prod *= u[p];
+                p += 1;
+                if (prod > enlam)
+                    x += 1;
+                else
+                    break;
+            }
+            out[i] = (double)x;
+        }
+        continue;
+    out_of_stream:
+        *p_io = p0;
+        return i;
+    }
+    *p_io = p;
+    return n;
 }
 
 #endif
