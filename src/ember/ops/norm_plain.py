@@ -21,6 +21,7 @@ from .._core.dispatch import _cpu, run_quiet
 from .._tensor import Tensor, _wrap
 from .binary import add_fn, div_fn, mul_fn
 from .group_norm import group_norm_p
+from .layer_norm import layer_norm_p
 from .one_node import plain_call, plain_eager
 from .reduce import MEAN_DIMS, reduce_p
 from .ternary import addcmul_fn, clamp_min_fn
@@ -105,7 +106,18 @@ def batch_norm_eval_affine(x: Tensor, mean: Tensor, var: Tensor, weight: Tensor 
 
 
 def _group_norm(x, num_groups: int, weight, bias, eps: float):
-    """Group norm's fused kernel (ops/group_norm.py, nn/_functional/layers._group_norm)."""
+    """Group norm's fused kernel (ops/group_norm.py), or for one value per channel and
+    sample its groups as rows of layer norm's kernel, then * weight and + bias: the kernels
+    of nn/_functional/layers._group_norm's two paths, the same bits."""
+    if x.size == x.shape[0] * x.shape[1]:
+        g = x.reshape(x.shape[0], num_groups, -1)
+        out = _cpu[layer_norm_p](g, None, None, k=1, eps=eps)[0].reshape(x.shape)
+        view = (-1,) + (1,) * (x.ndim - 2)
+        if weight is not None:
+            out = _binary(mul_fn, out, weight.reshape(view))
+        if bias is not None:
+            out = _binary(add_fn, out, bias.reshape(view))
+        return out
     return _cpu[group_norm_p](x, weight, bias, groups=num_groups, eps=eps)[0]
 
 

@@ -336,15 +336,34 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 @_in_float32
 def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None,
                 eps: float) -> Tensor:
-    # (one fused node, ops/group_norm.py: the statistics and the affine in one kernel each
-    # way, where layer norm's node and a mul and an add took three passes and three nodes)
-    out = group_norm_prim(input, weight, bias, num_groups, eps)
+    if math.prod(input.shape[2:]) == 1:
+        out = _group_norm_rows(input, num_groups, weight, bias, eps)
+    else:
+        # (one fused node, ops/group_norm.py: the statistics and the affine in one kernel
+        # each way, where layer norm's node and a mul and an add took three passes)
+        out = group_norm_prim(input, weight, bias, num_groups, eps)
     fmt = _suggested_format(input)  # (PyTorch's result: row-major or channels-last only)
     if not out.is_contiguous(memory_format=fmt):
         out = out.contiguous(memory_format=fmt)
     if out._grad_fn is not None:  # PyTorch runs this as its one group-norm kernel
         rename_node(out._grad_fn, "NativeGroupNormBackward0")
     return saves(out, input, weight)  # (PyTorch's native_group_norm node keeps these)
+
+
+def _group_norm_rows(input: Tensor, num_groups: int, weight: Tensor | None,
+                     bias: Tensor | None, eps: float) -> Tensor:
+    """Group norm of one value per channel and sample (an (N, C) input): each group a row
+    of layer norm's node, then * weight and + bias per channel. (The fused kernel's
+    per-channel backward sums would be one value each: 1.3x slower on 256 x 512 here.)"""
+    n, c = input.shape[:2]
+    out = layer_norm_prim(input.reshape(n, num_groups, c // num_groups), None, None, 1,
+                          eps).reshape(input.shape)
+    view = (-1,) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(view)
+    if bias is not None:
+        out = out + bias.reshape(view)
+    return out
 
 
 def _batch_norm_checks(input, running_mean, running_var, weight, bias, training) -> None:
