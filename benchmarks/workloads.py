@@ -464,6 +464,42 @@ def batchnorm2d(lib, quick):
     return step
 
 
+# 6b. kernels inside training and sampling programs -------------------------------------
+
+def adam_step(lib, quick):
+    """Adam's update of two 1024 x 1024 float32 parameters (gradients set once)."""
+    n = 256 if quick else 1024
+    params = [lib.nn.Parameter(_t(lib, _arr((n, n), s))) for s in range(2)]
+    for k, p in enumerate(params):
+        p.grad = _t(lib, _arr((n, n), 2 + k))
+    return lib.optim.Adam(params, lr=1e-3).step
+
+
+def group_norm_step(lib, quick):
+    """GroupNorm(8 groups, 64 channels) forward and backward on an 8 x 64 x 32 x 32 input."""
+    gn = lib.nn.GroupNorm(8, 64)
+    x = _t(lib, _arr((2 if quick else 8, 64, 32, 32)), True)
+
+    def step():
+        x.grad = gn.weight.grad = gn.bias.grad = None
+        gn(x).sum().backward()
+
+    return step
+
+
+def transpose_copy(lib, quick):
+    """`x.t().contiguous()` of a 1024 x 1024 float32 matrix."""
+    n = 256 if quick else 1024
+    x = _t(lib, _arr((n, n)))
+    return lambda: x.t().contiguous()
+
+
+def sample_token(lib, quick):
+    """One token drawn from a softmax over a GPT-2-sized vocabulary (torch.multinomial)."""
+    probs = _t(lib, _arr((1, 50257))).softmax(-1)
+    return lambda: lib.multinomial(probs, 1)
+
+
 # 7. function transforms --------------------------------------------------------------
 
 def _small_mlp_params(lib):
@@ -574,6 +610,10 @@ WORKLOADS = [
     Workload("conv2d_1x1", conv2d(64, 128, 1, 1, 16), None, memory=True),
     Workload("conv2d_stride2", conv2d(64, 128, 3, 2, 16), None, memory=True),
     Workload("conv2d_depthwise", conv2d(128, 128, 3, 1, 16, groups=128), None, memory=True),
+    Workload("adam_step", adam_step, None),
+    Workload("group_norm_step", group_norm_step, None),
+    Workload("transpose_copy", transpose_copy, None),
+    Workload("sample_token", sample_token, None),
     Workload("compiled_mlp_step", compiled(mlp_step), 0.3, jax="mlp_step"),
     Workload("compiled_mlp_step_python", compiled(mlp_step, "python"), None),
     Workload("compiled_mlp_step_pure", compiled(mlp_step, "pure"), 0.3),
