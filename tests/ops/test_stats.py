@@ -349,6 +349,20 @@ def test_renorm_gradients_match_torch_and_finite_differences():
     y.renorm_(2, 0, 0.8).sum().backward()  # (in place on a non-leaf)
 
 
+def test_renorm_gradient_of_slices_left_alone_is_the_gradient_nan_inf_and_zero_too():
+    # PyTorch: where(norm > maxnorm, ..., grad); a NaN slice's norm is not above maxnorm
+    nan, inf = float("nan"), float("inf")
+    rows = [[1, nan, 2], [3, 4, 0], [0, 0, 0], [0.1, 0.2, 0.1], [inf, 1, 2], [5, -6, 7]]
+    g = np.arange(18.0).reshape(6, 3) - 5
+    for p, dim, maxnorm in ((2, 0, 1.0), (1, 0, 2.0), (2, 0, 0.0), (3, 1, 1.5)):
+        e = ember.tensor(rows, dtype=ember.float64, requires_grad=True)
+        t = torch.tensor(rows, dtype=torch.float64, requires_grad=True)
+        ember.renorm(e, p, dim, maxnorm).backward(ember.tensor(g))
+        torch.renorm(t, p, dim, maxnorm).backward(torch.tensor(g))
+        # (the products and norms' derivatives in another order: 1e-12)
+        np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("call", [
     lambda m: m.renorm(m.ones(3, 4), 2, 0, -1.0),
     lambda m: m.renorm(m.ones(3, 4), 0, 0, 1.0),

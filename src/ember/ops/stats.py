@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .. import native
 from .._layout import strided
 from .._tensor import Tensor
@@ -267,6 +268,12 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out=None) -> Te
     wide = dt.float32 if input._dtype in (dt.float16, dt.bfloat16) else None
     dims = [i for i in range(input.ndim) if i != d]
     norm = vector_norm(input, p, dims, True, dtype=wide)
+    if input.requires_grad and grad_mode.state.enabled:
+        # (PyTorch's gradient of a slice left as it is, a NaN one too, is the gradient
+        # itself: such a slice's norm is taken again on zeros, so that no NaN of its norm's
+        # derivative meets the zero that `where` sends it)
+        norm = vector_norm(where(norm.detach() > maxnorm, input, 0.0), p, dims, True,
+                           dtype=wide)
     # NOTE: PyTorch's kernel divides maxnorm by the norm (one rounding), where the Python
     # `maxnorm / tensor` takes a reciprocal then multiplies (two), an ulp apart
     scale = div(norm.new_full((), maxnorm), norm + 1e-7)
