@@ -48,6 +48,7 @@ from ...ops.activation import (
 from ...ops.copy import relaid
 from ...ops.double_backward import double_backward
 from ...ops.glu import glu_halves
+from ...ops.one_node import one_node
 from ...ops.registry import rename_node, shows
 from ...ops.softmax import implicit_softmax_dim
 
@@ -188,11 +189,15 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if not 0 <= lambd <= top:  # (NaN too; the bounds printed as C++ prints a double)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{type_name(input.dtype)}, but found {lambd:g}")
-    out = relaid(E.where(input > lambd, input - lambd,
-                         E.where(input < -lambd, input + lambd, _zero_or_nan(input))),
-                 (input,))
+    def shrink(x: Tensor) -> Tensor:
+        return relaid(E.where(x > lambd, x - lambd,
+                              E.where(x < -lambd, x + lambd, _zero_or_nan(x))), (x,))
+
+    # (one node over the input, as PyTorch's kernel: its gradient, from the two branches,
+    # is then that node's and is tied as hardshrink's; the composite's would be an add)
+    out = one_node("SoftshrinkBackward0", shrink, input)
     return double_backward(shows(out, "SoftshrinkBackward0", lambd=lambd, self=input),
-                           input)  # (as hardshrink)
+                           input)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
