@@ -26,15 +26,7 @@ static void FN(gn_stats_task)(void *p, int64_t lo, int64_t hi) {
     const FN(gn_args) *a = p;
     const int64_t n = a->n;
     for (int64_t r = lo; r < hi; r++) {
-        const scalar_t *restrict x = a->x + r * n;
-        double acc[EMBER_LANES] = {0};
-        FN(acc_sum)(acc, x, n);
-        const scalar_t mean = (scalar_t)(ember_lanes_total(acc) / (double)n);
-        double sq[EMBER_LANES] = {0};
-        FN(acc_sq_dev)(sq, x, n, (double)mean);
-        const scalar_t var = (scalar_t)(ember_lanes_total(sq) / (double)n);
-        a->mean[r] = mean;
-        a->rstd[r] = (scalar_t)1 / (scalar_t)sqrt((double)(var + (scalar_t)a->eps));
+        FN(row_mean_rstd)(a->x + r * n, n, a->eps, &a->mean[r], &a->rstd[r]);
     }
 }
 

@@ -34,13 +34,8 @@ static void FN(ln_forward_task)(void *p, int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t *restrict x = a->x + r * n;
         scalar_t *restrict out = a->out + r * n, *restrict xh = a->xhat + r * n;
-        double acc[EMBER_LANES] = {0};
-        FN(acc_sum)(acc, x, n);
-        const scalar_t mean = (scalar_t)(ember_lanes_total(acc) / (double)n);
-        double sq[EMBER_LANES] = {0};
-        FN(acc_sq_dev)(sq, x, n, (double)mean);
-        const scalar_t var = (scalar_t)(ember_lanes_total(sq) / (double)n);
-        const scalar_t rstd = (scalar_t)1 / (scalar_t)sqrt((double)(var + (scalar_t)a->eps));
+        scalar_t mean, rstd;
+        FN(row_mean_rstd)(x, n, a->eps, &mean, &rstd);
         for (int64_t j = 0; j < n; j++) xh[j] = (x[j] - mean) * rstd;
         if (w && b)
             for (int64_t j = 0; j < n; j++) out[j] = EMBER_FMA_T(xh[j], w[j], b[j]);

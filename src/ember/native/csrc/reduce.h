@@ -41,6 +41,21 @@ static inline void FN(acc_sq_dev)(double *restrict acc, const scalar_t *restrict
     }
 }
 
+/* The mean and 1 / sqrt(variance + eps) of a row of n values, each rounded to scalar_t as
+ * layer norm and group norm round them: the sums in double over the lanes, the deviations
+ * from the rounded mean. */
+static inline void FN(row_mean_rstd)(const scalar_t *restrict x, int64_t n, double eps,
+                                     scalar_t *mean_out, scalar_t *rstd_out) {
+    double acc[EMBER_LANES] = {0};
+    FN(acc_sum)(acc, x, n);
+    const scalar_t mean = (scalar_t)(ember_lanes_total(acc) / (double)n);
+    double sq[EMBER_LANES] = {0};
+    FN(acc_sq_dev)(sq, x, n, (double)mean);
+    const scalar_t var = (scalar_t)(ember_lanes_total(sq) / (double)n);
+    *mean_out = mean;
+    *rstd_out = (scalar_t)1 / (scalar_t)sqrt((double)(var + (scalar_t)eps));
+}
+
 /* acc[j % LANES] += x[j] and dot[j % LANES] += x[j] * y[j], in double. */
 static inline void FN(acc_sum_dot)(double *restrict acc, double *restrict dot,
                                    const scalar_t *restrict x, const scalar_t *restrict y,
