@@ -41,12 +41,6 @@ void FN(gn_stats)(const scalar_t *x, scalar_t *mean, scalar_t *rstd, int64_t row
 static void FN(gn_affine_task)(void *p, int64_t lo, int64_t hi) {
     const FN(gn_args) *a = p;
     const int64_t n = a->n;
-    if (n == 1) { /* rows of one value (2-d inputs): one flat loop, the same arithmetic */
-        const scalar_t *restrict x = a->x, *restrict s = a->a, *restrict t = a->b;
-        scalar_t *restrict out = a->out;
-        for (int64_t r = lo; r < hi; r++) out[r] = x[r] * s[r] + t[r];
-        return;
-    }
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t *restrict x = a->x + r * n;
         scalar_t *restrict out = a->out + r * n;
@@ -81,12 +75,6 @@ void FN(gn_sums)(const scalar_t *g, const scalar_t *x, double *sg, double *sgx, 
 static void FN(gn_dx_task)(void *p, int64_t lo, int64_t hi) {
     const FN(gn_args) *a = p;
     const int64_t n = a->n;
-    if (n == 1) { /* rows of one value: one flat loop, the same arithmetic */
-        const scalar_t *restrict g = a->y, *restrict x = a->x;
-        scalar_t *restrict dx = a->out;
-        for (int64_t r = lo; r < hi; r++) dx[r] = (a->a[r] * g[r] + a->b[r] * x[r]) + a->c[r];
-        return;
-    }
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t *restrict g = a->y + r * n, *restrict x = a->x + r * n;
         scalar_t *restrict dx = a->out + r * n;
