@@ -114,11 +114,11 @@ def _gamma_draws(alpha: np.ndarray, single: bool, g=None) -> np.ndarray:
     u, cos, sin = ahead.u, ahead.cos, ahead.sin
     p, cache = 0, g._normal
     log, squeeze = math.log, _SQUEEZE_F32
-    if lib is not None:  # (the loop below then has nothing left to draw)
-        p, cache = _native_tries(lib, live, boost[live], d_all[live], c_all[live], ahead,
-                                 cache, out, boost_at, n)
-        live = live[:0]
     try:
+        if lib is not None:  # (the loop below then has nothing left to draw)
+            p, cache = _native_tries(lib, live, boost[live], d_all[live], c_all[live], ahead,
+                                     cache, out, boost_at, n)
+            live = live[:0]
         for i, boosted, d, c in zip(live.tolist(), boost[live].tolist(), d_all[live].tolist(),
                                     c_all[live].tolist()):
             if p + 4 > len(cos):  # a try reads at most a pair and a uniform, after a boost

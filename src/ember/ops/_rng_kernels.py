@@ -365,9 +365,11 @@ def _poisson_native(lib, g, lams: np.ndarray, out: np.ndarray) -> tuple:
     while True:
         i = fn(calls.ptr(lams), n, i, calls.ptr(ahead.u), len(ahead.u), calls.ptr(p),
                calls.ptr(out))
-        if i == n or (lams[i] >= 10 and np.isinf(lams[i])):
+        lam = float(lams[i]) if i < n else 0.0
+        if i == n or math.isinf(lam):
             return i, int(p[0]), ahead
-        ahead.grow(int(2 * min(lams[i], 10.0) + 2) * (n - i) + 64)
+        per = 2 * min(lam, 10.0) + 2 if lam == lam else 2  # (a NaN rate takes one double)
+        ahead.grow(int(per * (n - i)) + 64)
 
 
 def poisson_many(g, lams: list) -> np.ndarray:
