@@ -106,6 +106,9 @@ CASES = [
     Case("native_layer_norm_backward", lambda m, x, w, b: _grad(
         m, lambda a, c, d: _F(m).layer_norm(a, (4,), c, d) ** 2, 0, 1, 2)(x, w, b),
          [(3, 4), (4,), (4,)], slack=10),
+    Case("native_group_norm_backward", lambda m, x, w, b: _grad(
+        m, lambda a, c, d: _F(m).group_norm(a, 2, c, d) ** 2, 0, 1, 2)(x, w, b),
+         [(2, 4, 3), (4,), (4,)], slack=10),
     Case("native_layer_norm", lambda m, x, w, b: (
         _F(m).layer_norm(x, (4,), w, b), _F(m).layer_norm(x, (3, 4)),
         _F(m).group_norm(x.unsqueeze(0), 3)), [(3, 4), (4,), (4,)], slack=10),

@@ -19,6 +19,11 @@ FUSED = {
     "native_layer_norm": "mean, variance and the affine in one kernel; saves xhat and rstd "
                          "(and, as PyTorch's node, the input, weight and bias)",
     "native_layer_norm_backward": "one joint VJP for input, weight and bias",
+    "native_group_norm": "each (sample, group)'s statistics in one pass and the affine per "
+                         "channel in another (composed: layer norm's node, a mul and an add); "
+                         "saves, as PyTorch's node, the input and weight, and mean and rstd",
+    "native_group_norm_backward": "one joint VJP for input, weight and bias: per-(sample, "
+                                  "channel) sums of g and g x, then dx in one pass",
     "native_batch_norm": "batch statistics, normalise and affine in three chunked passes "
                          "(composed: about ten); saves xhat and 1/std (and, as PyTorch's "
                          "node, the input and weight)",

@@ -218,13 +218,13 @@ def _group_norm_vjp(g_all, out, x, weight, bias, *, needs, groups, eps):
     if plain and not _grad_mode.enabled:
         dx, dweight, dbias = apply(group_norm_backward_p, g, x, mean, rstd, weight,
                                    groups=groups)
-        return dx, dweight if weight is not None else None, dbias if bias is not None else None
+        return dx, dweight if needs[1] else None, dbias if needs[2] else None
     n = x.shape[0]
     xhat3, r = _composite(x, groups, eps)
     xhat = xhat3.reshape(x.shape)
     dims = (0,) + tuple(range(2, x.ndim))
-    dweight = (g * xhat).sum(dims) if weight is not None and dims else None
-    dbias = g.sum(dims) if bias is not None and dims else None
+    dweight = (g * xhat).sum(dims) if needs[1] and dims else None
+    dbias = g.sum(dims) if needs[2] and dims else None
     gw = g if weight is None else g * _channel(weight, x.ndim)
     gw = gw.reshape(n, groups, -1)
     dx = r * (gw - gw.mean(-1, keepdim=True) - xhat3 * (gw * xhat3).mean(-1, keepdim=True))
@@ -236,7 +236,9 @@ def _group_norm_vjp(g_all, out, x, weight, bias, *, needs, groups, eps):
     return dx.reshape(x.shape), dweight, dbias
 
 
-defvjp_joint(group_norm_p, _group_norm_vjp, (True, True, True), reads=((0, 1, 2),) * 3,
+# (PyTorch's native_group_norm node keeps the input and the weight, not the bias: an
+# in-place op on the bias after it leaves backward alone)
+defvjp_joint(group_norm_p, _group_norm_vjp, (True, True, True), reads=((0, 1),) * 3,
              save_output=(1, 2))
 
 
@@ -296,7 +298,7 @@ def _group_norm_batch(args, dims, *, groups, eps):
     out, mean, rstd = bind(group_norm_p, flat, *inner, groups=groups, eps=eps)
     out = out.reshape(x.shape)
     if inner[0] is None and inner[1] is None and (weight is not None or bias is not None):
-        lead = (1,) * (x.ndim - 2)
+        lead = (1,) * (x.ndim - 3)  # (the spatial dims: x holds the batch, N and C)
         for t, d, op in ((weight, dw, "mul"), (bias, db, "add")):
             if t is None:
                 continue
