@@ -32,6 +32,26 @@ def test_same_counts_as_torch(dtype, seed):
     assert torch.rand(1).item() == ember.rand(1).item()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("native", [True, False], ids=["native", "numpy"])
+def test_large_batches_as_torch_with_the_stream_drawn_ahead_grown(dtype, native):
+    # 20,000 draws in C (csrc/rejection.c) or in Python: many inversions near count * p = 10
+    # outrun the 4 doubles a draw drawn ahead, so the C loop undoes and resumes often
+    rng = np.random.default_rng(0)
+    c = rng.integers(0, 300, 20000).astype(np.float64)
+    p = rng.random(20000)
+    p[::97], p[::89], c[::83], p[::101] = 0.5, 1e-9, 1e6, np.nan
+    torch.manual_seed(2)
+    ember.manual_seed(2)
+    t = torch.binomial(torch.tensor(c, dtype=getattr(torch, dtype)),
+                       torch.tensor(p, dtype=getattr(torch, dtype)))
+    with ember.native.use("native" if native else "numpy"):
+        e = ember.binomial(ember.tensor(c, dtype=getattr(ember, dtype)),
+                           ember.tensor(p, dtype=getattr(ember, dtype)))
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+    assert torch.rand(1).item() == ember.rand(1).item()
+
+
 def test_generator_argument_positional_and_keyword():
     c, p = [5.0, 20.0, 100.0], [0.3, 0.6, 0.5]
     a = torch.binomial(torch.tensor(c), torch.tensor(p), torch.Generator().manual_seed(1))

@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._core import derivative_not_implemented
 from .._tensor import Tensor
 from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes
+from ..native import calls
 from ._arg_parser_text import need_tensors
 from ._common import type_name
 from ._rng_kernels import DoublesAhead
@@ -138,15 +140,42 @@ def binomial_one(g: DoublesAhead, count: float, prob: float, single: bool) -> fl
 def _binomial_kernel(count, prob, *, generator, shape):
     # NOTE: PyTorch's result is zeros(count.sizes()), resized to the broadcast shape: always
     # contiguous, so elements are drawn in row-major order whatever the inputs' layouts.
+    single = count.dtype == np.float32
+    lib = native.library("rejection")
+    if lib is not None:
+        return _binomial_native(lib, count, prob, generator, shape, single)
     n = np.broadcast_to(count, shape).reshape(-1).tolist()
     p = np.broadcast_to(prob, shape).reshape(-1).tolist()
-    single = count.dtype == np.float32
     ahead = DoublesAhead(generator, 4 * len(n) + 64)  # drawn ahead; the generator moves on
     try:
         vals = [binomial_one(ahead, a, b, single) for a, b in zip(n, p)]  # by what they used
     finally:
         ahead.finish()
     return np.array(vals, np.float64).astype(count.dtype).reshape(shape)
+
+
+def _binomial_native(lib, count, prob, generator, shape, single: bool):
+    """`binomial_one` over every element in C (csrc/rejection.c: the same steps, roundings
+    and C library functions), over doubles drawn ahead, grown where they run out."""
+    fn = calls.entry(lib, "binomial_tries", [calls.P, calls.P, calls.I64, calls.I64,
+                                             calls.INT, calls.P, calls.I64, calls.P, calls.P],
+                     calls.I64)
+    counts, probs = (np.ascontiguousarray(np.broadcast_to(a, shape).reshape(-1), np.float64)
+                     for a in (count, prob))
+    n = counts.size
+    out = np.empty(n, np.float64)
+    ahead = DoublesAhead(generator, 4 * n + 64, arrays=True)
+    used, i = np.zeros(1, np.int64), 0
+    try:
+        while True:
+            i = fn(calls.ptr(counts), calls.ptr(probs), n, i, int(single), calls.ptr(ahead.u),
+                   len(ahead.u), calls.ptr(used), calls.ptr(out))
+            if i == n:
+                break
+            ahead.grow(4 * (n - i) + 64)
+    finally:  # (the generator moves on by the doubles the finished draws used)
+        ahead.finish(int(used[0]))
+    return out.astype(count.dtype).reshape(shape)
 
 
 # How many words each element takes depends on its parameters (rejection sampling), so the

@@ -140,4 +140,94 @@ int64_t poisson_tries(const double *lams, int64_t n, int64_t start, const double
     return n;
 }
 
+/* PyTorch's sample_binomial, element after element: the inversion of geometric waiting
+ * times while count * p < 10, else Hormann's BTRS, on the smaller of p and 1 - p. `single`:
+ * the kernel's scalar type is float, so its products of count and p (and the other steps
+ * ops/binomial.py marks) round to float, and its log1p is log1pf. */
+static inline double bn_round(double v, int single) { return single ? (double)(float)v : v; }
+
+static const double BN_STIRLING_TAIL[10] = {
+    0.0810614667953272,  0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+    0.0166446911898211,  0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+    0.00925546218271273, 0.00833056343336287};
+
+static inline double bn_stirling_tail(double k) {
+    if (k <= 9) return BN_STIRLING_TAIL[(int)k];
+    const double kp1sq = (k + 1) * (k + 1);
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
+}
+
+/* One draw at p <= 1/2 from u[*p_io ...]; 0 where the stream runs out (*ok cleared). */
+static double bn_draw(double count, double prob, int single, const double *u, int64_t avail,
+                      int64_t *p_io, int *ok) {
+    int64_t p = *p_io;
+    if (!(bn_round(count * prob, single) >= 10.0)) { /* inversion */
+        const double logprob = single ? (double)log1pf((float)-prob) : log1p(-prob);
+        double geom_sum = 0.0, num_geom = 0.0;
+        for (;;) {
+            if (p >= avail) { *ok = 0; return 0.0; }
+            const double uu = u[p++];
+            const double geom = ceil((uu > 0 ? log(uu) : -INFINITY) / logprob);
+            geom_sum += geom;
+            if (geom_sum > count) { *p_io = p; return num_geom; }
+            num_geom += 1;
+        }
+    }
+    const double stddev = sqrt(bn_round(bn_round(count * prob, single) *
+                                        bn_round(1 - prob, single), single));
+    const double b = 1.15 + 2.53 * stddev;
+    const double a = -0.0873 + 0.0248 * b + 0.01 * prob;
+    const double c = bn_round(count * prob, single) + 0.5;
+    const double v_r = 0.92 - 4.2 / b;
+    const double ratio = bn_round(prob / bn_round(1 - prob, single), single);
+    const double alpha = (2.83 + 5.1 / b) * stddev;
+    const double m = floor(bn_round(bn_round(count + 1, single) * prob, single));
+    for (;;) {
+        if (p + 2 > avail) { *ok = 0; return 0.0; }
+        const double uu = u[p] - 0.5;
+        double v = u[p + 1];
+        p += 2;
+        const double us = 0.5 - fabs(uu);
+        const double k = bn_round(floor((2 * a / us + b) * uu + c), single);
+        if (k < 0 || k > count) continue;
+        if (us >= 0.07 && v <= v_r) { *p_io = p; return k; }
+        v = log(v * alpha / (a / (us * us) + b));
+        const double bound = ((m + 0.5) * log((m + 1) / (ratio * (count - m + 1)))
+                              + (count + 1) * log((count - m + 1) / (count - k + 1))
+                              + (k + 0.5) * log(ratio * (count - k + 1) / (k + 1))
+                              + bn_stirling_tail(m) + bn_stirling_tail(count - m)
+                              - bn_stirling_tail(k) - bn_stirling_tail(count - k));
+        if (v <= bound) { *p_io = p; return k; }
+    }
+}
+
+/* Draws for elements start, start + 1, ... of (counts, probs); returns the first element
+ * not done (n when all are), the stream position in *p_io. */
+int64_t binomial_tries(const double *counts, const double *probs, int64_t n, int64_t start,
+                       int single, const double *u, int64_t avail, int64_t *p_io,
+                       double *out) {
+    for (int64_t i = start; i < n; i++) {
+        const double count = counts[i], prob = probs[i];
+        int ok = 1;
+        double v;
+        if (count <= 0.0 || prob <= 0.0) {
+            v = 0.0;
+        } else if (prob >= 1.0) {
+            v = count;
+        } else if (!isfinite(count) && prob == prob) {
+            v = NAN;
+        } else if (prob <= 0.5) {
+            v = bn_draw(count, prob, single, u, avail, p_io, &ok);
+        } else if (prob > 0.5) {
+            const double q = bn_round(1.0 - prob, single);
+            v = bn_round(count - bn_draw(count, q, single, u, avail, p_io, &ok), single);
+        } else {
+            v = NAN;
+        }
+        if (!ok) return i;
+        out[i] = v;
+    }
+    return n;
+}
+
 #endif
