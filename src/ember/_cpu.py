@@ -43,3 +43,15 @@ def torch_vector_bytes() -> int:
     if env in ("avx2", "avx512", "default"):
         return 64 if env == "avx512" else 32
     return 64 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags() else 32
+
+
+@functools.cache
+def numpy_vector_math() -> bool:
+    """Whether NumPy runs its AVX-512 loops (its X86_V4 dispatch) for expm1, log1p, the
+    hyperbolic and inverse trigonometric functions; without them each is a C-library call
+    per element."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as found
+    except ImportError:  # (NumPy 1.x)
+        from numpy.core._multiarray_umath import __cpu_features__ as found
+    return bool(found.get("X86_V4") or found.get("AVX512_SKX"))

@@ -23,6 +23,7 @@ from .. import native
 from .._core.primitive import VJPRule
 from .._tensor import Tensor
 from ..native import calls
+from . import _math_loops
 from ._arg_parser_text import need_tensor, wrong_type
 from ._common import MEMBER_LAYOUT, bounded, select
 from ._scalar_value import kernel_number, real_operand, scalar_value
@@ -165,6 +166,13 @@ def _piecewise_native(kind: int, lib, a, p: float = 0.0, q: float = 0.0):
                                          calls.F64], calls.INT)(
         calls.ptr(a), calls.ptr(out), a.size, kind, p, q)
     return out
+
+
+def _register_loops(prim: Member, body) -> None:
+    """`body(m, a, **params)` over csrc/math_maps.c's loops as `prim`'s native twin, where
+    NumPy's are a C-library call per element (`_math_loops`)."""
+    native.register(prim, "math_maps", _math_loops.twin(body),
+                    min_size=(_math_loops.NATIVE_MIN, "n"))
 
 
 def _register_piecewise(prim: Member, native_kernel) -> None:
@@ -362,9 +370,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _run(silu_p, input, inplace, (BOOL_K, INT_K), "silu_cpu")
 
 
-@lowp
-def _softplus_kernel(a, beta=1.0, threshold=20.0):
-    z = a * beta
+def _softplus_body(m, a, beta=1.0, threshold=20.0):
     # NOTE: PyTorch's formula as it is written: exp(z) overflows to inf where z passes exp's
     # range (only with a threshold raised past it: softplus(x, beta=1e30, threshold=1e40)
     # is inf at x = 1 in float64), where the stable max(z, 0) + log1p(exp(-|z|)) is not.
@@ -372,13 +378,15 @@ def _softplus_kernel(a, beta=1.0, threshold=20.0):
     one = beta.__class__ in (int, float) and beta == 1
     z = a if one else a * beta
     e = np.asarray(np.exp(z))  # (asarray: a 0-d input gives a NumPy scalar)
-    np.log1p(e, out=e)
+    m.log1p(e, out=e)
     if not one:
         e = np.divide(e, beta, out=e)
     return select(z > threshold, a, e)
 
 
+_softplus_kernel = lowp(_math_loops.on_numpy(_softplus_body))
 softplus_p = unary("softplus", _softplus_kernel)
+_register_loops(softplus_p, _softplus_body)
 
 
 def _softplus_grad(g, out, x, beta, threshold):
@@ -400,12 +408,12 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
                 threshold=threshold)
 
 
-@lowp
-def _mish_kernel(a):
-    return a * np.tanh(np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a))))
+def _mish_body(m, a):
+    return a * m.tanh(np.maximum(a, 0) + m.log1p(np.exp(-np.abs(a))))
 
 
-mish_p = unary("mish", _mish_kernel)
+mish_p = unary("mish", lowp(_math_loops.on_numpy(_mish_body)))
+_register_loops(mish_p, _mish_body)
 
 
 def _mish_grad(g, out, x):
@@ -470,14 +478,13 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 # --- the ELU family: scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) ----------
 
-@lowp
-def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
+def _elu_body(m, a, alpha=1.0, scale=1.0, input_scale=1.0):
     # NOTE: PyTorch's arithmetic: x * scale, or expm1(x * input_scale) * (alpha * scale) with
     # the coefficients read in the type computed in (float32 for 16-bit floats).
     # (expm1 over every x, kept where x <= 0 or NaN: elu(-0) is -0, as PyTorch's
     # expm1(-0) * alpha; a product by a constant 1 is skipped, exact)
     t = a.dtype.type
-    neg = np.asarray(np.expm1(a if input_scale == 1 else a * t(input_scale)))
+    neg = np.asarray(m.expm1(a if input_scale == 1 else a * t(input_scale)))
     coef = t(alpha) * t(scale)
     if coef != 1:
         np.multiply(neg, coef, out=neg)
@@ -496,10 +503,13 @@ def _elu_grad(g, out, x, alpha, scale, input_scale):
     return _where(x > 0, g * scale, neg)
 
 
+_elu_kernel = lowp(_math_loops.on_numpy(_elu_body))
+
 # elu, selu and celu are one ELU with its constants; PyTorch names celu's node apart
 elu_p = unary("elu", _elu_kernel)
 celu_p = unary("celu", _elu_kernel)
 for _m in (elu_p, celu_p):  # (both differentiate with elu_backward)
+    _register_loops(_m, _elu_body)
     defvjp(_m, named_vjp("EluBackwardBackward0", _elu_grad))
     defjvp1(_m, _elu_grad)
 
@@ -612,12 +622,14 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _run(hardswish_p, input, inplace, _FLOAT_ONLY, "hardswish_cpu")
 
 
-@lowp
-def _logsigmoid_kernel(a):
-    return np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+def logsigmoid_body(m, a):
+    """log(sigmoid(a)) as min(a, 0) - log1p(exp(-|a|)), over the `Loops` m."""
+    return np.minimum(a, 0) - m.log1p(np.exp(-np.abs(a)))
 
 
-logsigmoid_p = unary("log_sigmoid", _logsigmoid_kernel, grad_name="LogSigmoidBackward0")
+logsigmoid_p = unary("log_sigmoid", lowp(_math_loops.on_numpy(logsigmoid_body)),
+                     grad_name="LogSigmoidBackward0")
+_register_loops(logsigmoid_p, logsigmoid_body)
 MEMBER_LAYOUT["log_sigmoid"] = "contiguous"  # (PyTorch's result is row-major, whatever x's)
 defvjp(logsigmoid_p, named_vjp("LogSigmoidBackwardBackward0", lambda g, out, x: g * (-x).sigmoid()))
 defjvp1(logsigmoid_p, lambda t, out, x: t * (-x).sigmoid())

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import native
 from .._view import broadcast_shapes, numel
+from . import _math_loops
 from ._common import broadcast_errors, layout_like, select, tensoriterator_family
 from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp
+from .unary import lowp
 
 pointwise_loss_p = Family("pointwise_loss")
 tensoriterator_family(pointwise_loss_p)  # (reduction="none": TensorIterator's layout)
@@ -85,13 +88,30 @@ def _partials_jvp(partials):
     return jvp
 
 
-def _loss_member(name: str, elementwise, grad_name: str, partials) -> Member:
+def _loss_member(name: str, elementwise, grad_name: str, partials, loops=()) -> Member:
+    """The loss `name` of `elementwise(a, b, **params)`, reduced. With `loops` (dtypes),
+    `elementwise` is a body `(m, a, b, **params)` over a `_math_loops` Loops, with a native
+    twin for inputs of those dtypes."""
+    body = elementwise
+    if loops:
+        elementwise = _math_loops.on_numpy(body)
+
     @broadcast_errors
     def kernel(a, b, *, reduction, **params):
         return _reduce_array(np.asarray(elementwise(a, b, **params)), reduction)
 
     member = Member(pointwise_loss_p, name, kernel, _loss_meta(name), grad_name=grad_name)
     defjvp(member, _partials_jvp(partials))
+    if loops:
+        twin = _math_loops.twin(body, loops)
+
+        @broadcast_errors
+        def native_kernel(lib, a, b, *, reduction, **params):
+            got = twin(lib, a, b, **params)
+            return got if got is NotImplemented else _reduce_array(np.asarray(got), reduction)
+
+        native.register(member, "math_maps", native_kernel,
+                        min_size=(_math_loops.NATIVE_MIN, "n"))
     return member
 
 
@@ -172,11 +192,11 @@ defvjp(huber_loss_p, _huber_grad, lambda g, out, a, b, **kw: _huber_grad(g, out,
 
 # --- binary cross-entropy -------------------------------------------------------------------
 
-def _bce(x, t):
+def _bce(m, x, t):
     # NOTE: each log is clamped at -100, as PyTorch does, so x = 0 or 1 stays finite.
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(x), -100)
-        log_1mx = np.maximum(np.log1p(-x), -100)
+        log_1mx = np.maximum(m.log1p(-x), -100)
     return -(t * log_x + (1 - t) * log_1mx)
 
 
@@ -208,16 +228,17 @@ def _bce_grad_target(g, out, x, t, *, reduction):
 
 
 bce_p = _loss_member("binary_cross_entropy", _bce, "BinaryCrossEntropyBackward0",
-                     lambda x, t: (_bce_slope(x, t), _bce_target_slope(x, t)))
+                     lambda x, t: (_bce_slope(x, t), _bce_target_slope(x, t)),
+                     loops=(np.float32,))  # (float64: NumPy's log1p is torch's, the same bits)
 defvjp(bce_p, _bce_grad_input, _bce_grad_target)
 
 
-def _bce_logits(x, t):
+def _bce_logits(m, x, t):
     # (1 - t) x - logsigmoid(x), PyTorch's steps (np.logaddexp(0, -x) is one libm call per
-    # element here: 20x slower)
-    from .activation import _logsigmoid_kernel
+    # element here: 20x slower); a 16-bit x's logsigmoid in float32, as its own kernel's
+    from .activation import logsigmoid_body
 
-    return (1 - t) * x - _logsigmoid_kernel(x)
+    return (1 - t) * x - lowp(lambda a: logsigmoid_body(m, a))(x)
 
 
 def _bce_logits_grad_input(g, out, x, t, *, reduction):
@@ -230,7 +251,7 @@ def _bce_logits_grad_target(g, out, x, t, *, reduction):
 
 bce_logits_p = _loss_member("binary_cross_entropy_with_logits", _bce_logits,
                             "BinaryCrossEntropyWithLogitsBackward0",
-                            lambda x, t: (x.sigmoid() - t, -x))
+                            lambda x, t: (x.sigmoid() - t, -x), loops=(np.float32, np.float64))
 defvjp(bce_logits_p, _bce_logits_grad_input, _bce_logits_grad_target)
 
 

@@ -30,6 +30,7 @@ from ._arg_parser_text import (
 )
 from ._common import MEMBER_LAYOUT, same_meta, select, type_name, write_out
 from ._in_float64 import _via64
+from ._math_loops import NATIVE_MIN, map_kernel
 from ._rounding import in_16
 from ._size_args import _is_index
 from .power import pow as _pow
@@ -66,27 +67,6 @@ def _real_or_complex(real_fn, complex_fn):
     return kernel
 
 
-def _map_native(entry: str, dtypes=(np.float32, np.float64)):
-    """A native kernel running csrc/math_maps.c's `<entry>_<f32|f64>` (a loop over
-    ember_math.h's function, split over the kernel threads) for arrays of `dtypes`; any
-    layout gives a contiguous copy's numbers."""
-    suffixes = {np.dtype(d): calls.SUFFIX[np.dtype(d)] for d in dtypes}
-
-    def kernel(lib, a):
-        sfx = suffixes.get(a.dtype)
-        if sfx is None:
-            return NotImplemented
-        if not a.flags.c_contiguous:
-            a = a.copy(order="C")
-        out = np.empty_like(a)
-        calls.entry(lib, f"{entry}_{sfx}", [calls.P, calls.P, calls.I64])(
-            calls.ptr(a), calls.ptr(out), a.size)
-        return out
-
-    kernel.__name__ = f"_{entry}_native"
-    return kernel
-
-
 # --- exponentials and logarithms --------------------------------------------------
 
 def _rsqrt(a):
@@ -106,7 +86,7 @@ defjvp1(exp2_p, lambda t, out, x: t * out * LN2)
 
 expm1_p = unary("expm1", _real_or_complex(np.expm1, _complex_math.expm1))
 deflower(expm1_p, "ember_expm1_t({0})", ulps=1)
-native.register(expm1_p, "math_maps", _map_native("map_expm1"))
+native.register(expm1_p, "math_maps", map_kernel("map_expm1"), min_size=(NATIVE_MIN, "n"))
 defvjp(expm1_p, lambda g, out, x: g * cj(out + 1), reads=((),), save_output=True)
 defjvp1(expm1_p, lambda t, out, x: t * (out + 1))
 
@@ -128,20 +108,20 @@ def _rounded_from64(fn):
 # with PyTorch on 99.99% of float32 inputs (NumPy's float32 route: 47%). log2 likewise.
 log2_p = unary("log2", _real_or_complex(_rounded_from64(np.log2),
                                         lambda a: _complex_math.log_base(a, 2.0)))
-native.register(log2_p, "math_maps", _map_native("map_log2", (np.float32,)))
+native.register(log2_p, "math_maps", map_kernel("map_log2", (np.float32,)))
 defvjp(log2_p, lambda g, out, x: g / cj(x * LN2))
 defjvp1(log2_p, lambda t, out, x: t / (x * LN2))
 
 log10_p = unary("log10", _real_or_complex(_rounded_from64(np.log10),
                                           lambda a: _complex_math.log_base(a, 10.0)))
-native.register(log10_p, "math_maps", _map_native("map_log10", (np.float32,)))
+native.register(log10_p, "math_maps", map_kernel("map_log10", (np.float32,)))
 defvjp(log10_p, lambda g, out, x: g / cj(x * LN10))
 defjvp1(log10_p, lambda t, out, x: t / (x * LN10))
 
 log1p_p = unary("log1p", _real_or_complex(np.log1p, _complex_math.log1p),
                 grad_name="Log1PBackward0")  # (torch's "P")
 deflower(log1p_p, "ember_log1p_t({0})", ulps=2)
-native.register(log1p_p, "math_maps", _map_native("map_log1p"))
+native.register(log1p_p, "math_maps", map_kernel("map_log1p"), min_size=(NATIVE_MIN, "n"))
 defvjp(log1p_p, lambda g, out, x: g / cj(x + 1))
 defjvp1(log1p_p, lambda t, out, x: t / (x + 1))
 
@@ -360,7 +340,7 @@ def _erfinv64(y):
 # once): one pass over the native pool against the NumPy kernel's hundred (a Chebyshev sum
 # of degree 30 and masks), 20-40x slower. The two agree to the last bit on nearly every
 # float32 input and within 1 ulp on all (tests/ops/test_unary_math.py).
-_erf_native = _map_native("map_erf")
+_erf_native = map_kernel("map_erf")
 
 erf_p = unary("erf", _via64(_erf64))
 native.register(erf_p, "math_maps", _erf_native)
@@ -368,14 +348,14 @@ defvjp(erf_p, lambda g, out, x: g * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erf_p, lambda t, out, x: t * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 erfc_p = unary("erfc", _via64(_erfc64))
-native.register(erfc_p, "math_maps", _map_native("map_erfc"))
+native.register(erfc_p, "math_maps", map_kernel("map_erfc"))
 defvjp(erfc_p, lambda g, out, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erfc_p, lambda t, out, x: t * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 erfinv_p = unary("erfinv", _via64(_erfinv64))
 
 
-_erfinv_f32 = _map_native("map_erfinv", (np.float32,))
+_erfinv_f32 = map_kernel("map_erfinv", (np.float32,))
 
 
 def _erfinv_native(lib, a):
