@@ -91,8 +91,29 @@ def test_nan_prob_gives_nan_and_draws_nothing():
     b = ember.binomial(ember.tensor([4.0, 4.0]), ember.tensor([float("nan"), 0.5]))
     a = torch.binomial(torch.tensor([4.0, 4.0]), torch.tensor([float("nan"), 0.5]))
     np.testing.assert_array_equal(a.numpy(), b.numpy())
-    # a non-finite count loops forever in PyTorch; ember gives NaN instead
-    assert ember.binomial(ember.tensor([float("inf")]), ember.tensor([0.5])).isnan().all()
+    # a NaN count loops forever in PyTorch (its inversion waits for a sum above NaN); ember
+    # gives NaN instead
+    assert ember.binomial(ember.tensor([float("nan")]), ember.tensor([0.5])).isnan().all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("native", [True, False], ids=["native", "numpy"])
+def test_infinite_count_runs_btrs_as_torch(dtype, native):
+    # (BTRS's tries at count = inf give inf where the uniform is above 1/2 and NaN = inf - inf
+    # below it; p above 1/2 is inf minus such a draw: NaN; -inf is at most 0: 0)
+    inf = float("inf")
+    c = [inf, 5.0, inf, 30.0, inf, -inf, inf, 12.0] * 4
+    p = [0.5, 0.5, 0.3, 0.6, 0.8, 0.5, 1e-6, 0.9] * 4
+    for seed in range(3):
+        torch.manual_seed(seed)
+        ember.manual_seed(seed)
+        a = torch.binomial(torch.tensor(c, dtype=getattr(torch, dtype)),
+                           torch.tensor(p, dtype=getattr(torch, dtype)))
+        with ember.native.use("native" if native else "numpy"):
+            b = ember.binomial(ember.tensor(c, dtype=getattr(ember, dtype)),
+                               ember.tensor(p, dtype=getattr(ember, dtype)))
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+        assert torch.rand(1).item() == ember.rand(1).item()
 
 
 @pytest.mark.parametrize("make, exc, words", [

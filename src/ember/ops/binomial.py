@@ -86,6 +86,11 @@ def _inversion(g, count: float, prob: float, r) -> float:
         num_geom += 1
 
 
+def _floor(v: float) -> float:
+    """C's floor: inf and NaN pass through (math.floor raises on them)."""
+    return float(math.floor(v)) if math.isfinite(v) else v
+
+
 def _btrs(g, count: float, prob: float, r) -> float:
     stddev = float(np.sqrt(r(r(count * prob) * r(1 - prob))))
     b = 1.15 + 2.53 * stddev
@@ -94,12 +99,12 @@ def _btrs(g, count: float, prob: float, r) -> float:
     v_r = 0.92 - 4.2 / b
     ratio = r(prob / r(1 - prob))
     alpha = (2.83 + 5.1 / b) * stddev
-    m = math.floor(r(r(count + 1) * prob))
+    m = _floor(r(r(count + 1) * prob))
     while True:
         u = _uniform(g) - 0.5
         v = _uniform(g)
         us = 0.5 - abs(u)
-        k = r(math.floor((2 * a / us + b) * u + c))
+        k = r(_floor((2 * a / us + b) * u + c))
         if k < 0 or k > count:
             continue
         if us >= 0.07 and v <= v_r:
@@ -116,15 +121,16 @@ def _btrs(g, count: float, prob: float, r) -> float:
 
 def binomial_one(g: DoublesAhead, count: float, prob: float, single: bool) -> float:
     """One draw, reading uniforms from `g`; `single`: the kernel's scalar_t is float
-    (products rounded to float32). A NaN probability gives NaN without drawing. A NaN or
-    infinite count with 0 < p < 1 never ends in PyTorch (its loops wait for a sum to exceed
-    it): here it gives NaN."""
+    (products rounded to float32). A NaN probability gives NaN without drawing. A NaN count
+    with 0 < p < 1 never ends in PyTorch (its inversion waits for a sum to exceed it): here
+    it gives NaN. An infinite count runs BTRS as PyTorch's does, whose tries then give inf
+    or NaN (inf - inf) after drawing as many doubles as its."""
     r = (lambda v: float(np.float32(v))) if single else float
     if count <= 0.0 or prob <= 0.0:
         return 0.0
     if prob >= 1.0:
         return count
-    if not math.isfinite(count) and prob == prob:
+    if count != count and prob == prob:
         return math.nan
     if prob <= 0.5:
         if r(count * prob) >= 10.0:

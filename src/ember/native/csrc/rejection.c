@@ -214,8 +214,8 @@ int64_t binomial_tries(const double *counts, const double *probs, int64_t n, int
             v = 0.0;
         } else if (prob >= 1.0) {
             v = count;
-        } else if (!isfinite(count) && prob == prob) {
-            v = NAN;
+        } else if (count != count && prob == prob) {
+            v = NAN; /* (PyTorch's inversion waits forever for a sum above NaN) */
         } else if (prob <= 0.5) {
             v = bn_draw(count, prob, single, u, avail, p_io, &ok);
         } else if (prob > 0.5) {
