@@ -142,9 +142,7 @@ def _smooth_native(kind: int):
     return kernel
 
 
-# (from one element: the C call costs less than NumPy's four, and a tensor's values do not
-# depend on its size, as they would if small ones took NumPy's exp)
-_SMOOTH_MIN = 1
+_SMOOTH_MIN = 1 << 12  # (fewer elements: NumPy's four passes cost less than the C call)
 
 
 def _relu_native(lib, a):
