@@ -155,6 +155,32 @@ def test_copysign_plain_call_is_the_composites_bits():
     assert type(r.grad_fn).__name__ == "CopysignBackward0"
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_copysign_gradients_at_edges_are_torchs(dtype):
+    """d copysign(x, y) / dx is result / x, 0 where x is 0: NaN at x = +-inf or NaN, +0 at
+    +-0 (the sign bit the tape keeps); y gets zeros. Forward mode and the scalar form alike."""
+    from native._differential import assert_bits
+
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 2.0, -3.0, 0.5])
+    y = np.array([1.0, 1.0, -1.0, -1.0, 1.0, -1.0, 1.0, -0.0])
+    g = np.array([1.0, -2.0, 1.0, 3.0, -1.0, 1.0, 0.5, np.inf])
+    results = []
+    for lib in (ember, torch):
+        d = getattr(lib, dtype)
+        a = lib.tensor(x, dtype=d, requires_grad=True)
+        b = lib.tensor(y, dtype=d, requires_grad=True)
+        out = lib.copysign(a, b)
+        ga, gb = lib.autograd.grad(out, (a, b), lib.tensor(g, dtype=d))
+        (gs,) = lib.autograd.grad(lib.copysign(a, -2.0), a, lib.tensor(g, dtype=d))
+        with lib.autograd.forward_ad.dual_level():
+            dual = lib.autograd.forward_ad.make_dual(a.detach(), lib.tensor(g, dtype=d))
+            tangent = lib.autograd.forward_ad.unpack_dual(lib.copysign(dual, b.detach())).tangent
+        results.append([t.detach().float().numpy() for t in (ga, gb, gs, tangent)])
+        assert type(out.grad_fn).__name__ == "CopysignBackward0"
+    for got, want in zip(*results):
+        assert_bits(got, want)
+
+
 def test_heaviside():
     check_op(ember.heaviside, torch.heaviside, F, np.array([0.5]), grad=False)
     check_op(ember.heaviside, torch.heaviside, I, np.array([7]), grad=False)

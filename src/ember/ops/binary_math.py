@@ -149,6 +149,27 @@ defjvp(atan2_fn, lambda primals, tangents, out: shaped(tangent_sum(
     None if tangents[1] is None else -tangents[1] * primals[0],
 ) / (primals[0] * primals[0] + primals[1] * primals[1]), out))
 
+# --- copysign -------------------------------------------------------------------------------
+
+def _copysign_ratio(out: Tensor, x: Tensor) -> Tensor:
+    """out / x, and 0 where x is 0: PyTorch's copysign derivative in x (so NaN where x is
+    +-inf or NaN, inf / inf, as its is)."""
+    return where_(x == 0, 0.0, out / x)
+
+
+def _zeros_of(g: Tensor) -> Tensor:
+    from .creation import zeros_like
+
+    return zeros_like(g)
+
+
+# (the sign's operand gets zeros, not None, as PyTorch's node gives it)
+copysign_fn = member("copysign", np.copysign, "CopysignBackward0")
+defvjp(copysign_fn, lambda g, out, x, y: g * _copysign_ratio(out, x),
+       lambda g, out, x, y: _zeros_of(g), reads=((0,), ()), save_output=True)
+defjvp(copysign_fn, lambda primals, tangents, out: shaped(
+    None if tangents[0] is None else tangents[0] * _copysign_ratio(out, primals[0]), out))
+
 hypot_fn = member("hypot", lowp2(np.hypot))
 native.register(hypot_fn, "binary_math", native_math.pair_native("hypot"),
                 min_size=(vars(native_math), "MIN_SIZE"))

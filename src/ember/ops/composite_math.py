@@ -198,40 +198,35 @@ def copysign(input: Tensor, other, *, out=None) -> Tensor:
 
 
 def _copysign(input: Tensor, other) -> Tensor:
-    from .ternary import where
+    from .binary import binary_p
+    from .binary_math import copysign_fn
+    from .creation import scalar_tensor
+    from .registry import apply
 
     _tensors("copysign", input=(1, input))
-    mag = _floating(input).abs()
     if not isinstance(other, Tensor):
         _number("copysign", input, other)
         if isinstance(other, complex) or input.dtype.is_complex:
             raise NotImplementedError(f'"copysign_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
-        # (a negation, not a product with -1: that would leave a NaN's sign bit alone)
-        out = relaid(-mag if math.copysign(1.0, other) < 0 else mag * 1.0, (input, other))
-        out = _node(out, "CopysignBackward1")
+        x = _floating(input)
+        sign = scalar_tensor(math.copysign(1.0, other), dtype=x.dtype, device=x.device)
+        out = _node(apply(binary_p, x, sign, fn=copysign_fn), "CopysignBackward1")
         return saves(out, out, input if input.requires_grad else None)
     plain = _copysign_plain(input, other)
     if plain is not None:
         return plain
     common = _common_floating("copysign", input, other)
-    # (the operands PyTorch's kernel sees: integers cast to `common` first, laid out so)
-    seen = (input.to(common), other if other.dtype is common else other.to(common))
-    mag = seen[0].abs()
-    # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
-    # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
-    link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
-    out = _node(relaid(where(signbit(other), -mag, mag) - link, seen), "CopysignBackward0")
+    # (the operands PyTorch's kernel sees: integers cast to `common` first)
+    out = apply(binary_p, input.to(common), other.to(common), fn=copysign_fn)
     # (PyTorch's node saves the result, and the input when the input needs a gradient)
     return saves(out, out, input if input.requires_grad else None)
 
 
 def _copysign_plain(input: Tensor, other) -> Tensor | None:
     """copysign of two row-major float32 / float64 tensors of one dtype and shape in a plain
-    call (`one_node.plain_call`: no graph, no interpreter), as one np.copysign: the
-    composite's bits (where(signbit(other), -|input|, |input|) - (+0.0): subtracting +0.0
-    moves no bit, of -0.0 or NaN either) without its ~10 dispatches (~500 -> ~45 us on
-    256 x 512 float32). None: run the composite."""
+    call (`one_node.plain_call`: no graph, no interpreter), as one np.copysign, the member's
+    kernel, without its dispatch. None: bind the member."""
     if other.__class__ is not Tensor or input._dtype not in _PLAIN or \
             other._dtype is not input._dtype or input._shape != other._shape or \
             not plain_call(input, other) or not plain_eager() or \
