@@ -61,6 +61,7 @@ CASES = {
     "fmod_scalar": (lambda a: ember.fmod(a, 0.7), (X,), 1, 1),
     "atan2": (lambda a, b: ember.atan2(a, b), (X - 1.2, Y - 1.0), 1, 1),
     "hypot": (lambda a, b: ember.hypot(a, b), (X - 1.2, Y), 1, 1),
+    "copysign": (lambda a, b: ember.copysign(a, b), (X - 1.2, Y - 1.0), 1, 1),
     "maximum": (lambda a, b: ember.maximum(a, b), (X, Y), 1, 1),
     "minimum": (lambda a, b: ember.minimum(a, b), (X, Y), 1, 1),
     "fmax": (lambda a, b: ember.fmax(a, b), (X, Y), 1, 1),
@@ -193,7 +194,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 49 and len(ternary_p.members) == 15
+    assert len(binary_p.members) == 50 and len(ternary_p.members) == 15
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift", "gcd", "lcm"}

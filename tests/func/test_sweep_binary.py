@@ -60,6 +60,7 @@ CASES = [
     _b("fmod_scalar", lambda m, x, y: m.fmod(x, 0.7) + y),
     _b("atan2", lambda m, x, y: m.atan2(x, y)),
     _b("hypot", lambda m, x, y: m.hypot(x, y)),
+    _b("copysign", lambda m, x, y: m.copysign(x, y)),
     _b("maximum", lambda m, x, y: m.maximum(x, y)),
     _b("minimum", lambda m, x, y: m.minimum(x, y)),
     _b("fmax", lambda m, x, y: m.fmax(x, y)),
