@@ -30,6 +30,8 @@ from ._scalar_value import kernel_number, real_operand, scalar_value
 from .activation_backward import (  # noqa: F401  (the derivative kernels: re-exported)
     activation_backward_p,
     opmath_threshold,
+    silu_backward_p,
+    smooth_grad,
     threshold_backward_p,
     threshold_grad,
 )
@@ -44,6 +46,7 @@ from .unary import (
     lowp,
     named_vjp,
     not_implemented,
+    sigmoid_p,
     unary,
     unary_p,
 )
@@ -120,6 +123,26 @@ def _relu_kernel(a):
 
 
 _NATIVE_MIN = 1 << 16  # (threshold_backward's gate is activation_backward's own)
+
+
+def _smooth_native(kind: int):
+    """csrc/activation.c's one-pass sigmoid (kind 0) or SiLU (1) for a float32 / float64
+    array (a contiguous copy's numbers for other layouts)."""
+    def kernel(lib, a):
+        sfx = calls.SUFFIX.get(a.dtype)
+        if sfx is None:
+            return NotImplemented
+        a = np.ascontiguousarray(a)
+        out = np.empty_like(a)
+        calls.entry(lib, f"smooth_{sfx}", [calls.P, calls.P, calls.I64, calls.INT], calls.INT)(
+            calls.ptr(a), calls.ptr(out), a.size, kind)
+        return out
+
+    kernel.__name__ = ("_sigmoid_native", "_silu_native")[kind]
+    return kernel
+
+
+_SMOOTH_MIN = 1 << 12  # (fewer elements: NumPy's four passes cost less than the C call)
 
 
 def _relu_native(lib, a):
@@ -347,19 +370,33 @@ def _silu_kernel(a):
 
 
 silu_p = unary("silu", _silu_kernel)
+native.register(silu_p, "activation", _smooth_native(1), min_size=(globals(), "_SMOOTH_MIN"))
+# (sigmoid's twin too: the same C loop; sigmoid itself is unary.py's, which loads no library)
+native.register(sigmoid_p, "activation", _smooth_native(0),
+                min_size=(globals(), "_SMOOTH_MIN"))
 
 
 def _silu_grad(g, out, x):
-    s = x.sigmoid()
-    return g * cj(s * (1 + x * (1 - s)))
+    # NOTE: as PyTorch's: under create_graph its infinitely differentiable form in its
+    # order, (g s) (1 + x (1 - s)), whose last node is a product; else silu_backward, one
+    # fused kernel (activation_backward.py)
+    if x._dtype.is_complex:
+        s = x.sigmoid()
+        return g * cj(s * (1 + x * (1 - s)))
+    if grad_mode.state.enabled:
+        s = x.sigmoid()
+        return g * s * (1 + x * (1 - s))
+    return smooth_grad(silu_backward_p, g, x)
 
 
 defvjp(silu_p, _silu_grad)
 
 
 def _silu_tangent(t, out, x):
-    s = x.sigmoid()
-    return t * (s * (1 + x * (1 - s)))
+    if x._dtype.is_complex:
+        s = x.sigmoid()
+        return t * (s * (1 + x * (1 - s)))
+    return _silu_grad(t, out, x)
 
 
 defjvp1(silu_p, _silu_tangent)

@@ -1,7 +1,7 @@
 """The fused derivative kernels of the activations, members of the small
-`activation_backward` family: ReLU's and threshold's (PyTorch's threshold_backward) here,
-GELU's (gelu_backward) in `gelu.py`; their batch rule, and `threshold_grad`, the select
-that hardtanh, leaky_relu and relu differentiate with."""
+`activation_backward` family: ReLU's and threshold's (PyTorch's threshold_backward),
+sigmoid's, tanh's and SiLU's here, GELU's (gelu_backward) in `gelu.py`; their batch rule,
+and `threshold_grad`, the select that hardtanh, leaky_relu and relu differentiate with."""
 
 from __future__ import annotations
 
@@ -111,6 +111,165 @@ def _threshold_backward_jvp(primals, tangents, out, *, threshold):
 
 
 defjvp(threshold_backward_p, _threshold_backward_jvp)
+
+
+# --- sigmoid's, tanh's and SiLU's derivatives (PyTorch's sigmoid_backward, tanh_backward and
+# silu_backward), one pass each in its order where the composites took three to six; 16-bit
+# floats computed in float32 and rounded once, as its kernels compute them. Real dtypes
+# (a complex derivative stays the composite, with its conjugates).
+
+def _opmath(kernel, per_op_float16: bool = False):
+    def run(g, y):
+        d = y.dtype
+        if d.itemsize == 2 and d.kind in "fV" and not (per_op_float16 and d == np.float16):
+            return kernel(g.astype(np.float32), y.astype(np.float32)).astype(d)
+        return kernel(g, y)
+
+    run.__name__ = kernel.__name__
+    return run
+
+
+def _sigmoid_backward_kernel(g, y):
+    t = np.asarray(np.subtract(1, y))
+    np.multiply(g, t, out=t)
+    return np.multiply(t, y, out=t)
+
+
+# (PyTorch's float16 sigmoid_backward rounds after each op, its bfloat16 one once)
+_sigmoid_backward_kernel = _opmath(_sigmoid_backward_kernel, per_op_float16=True)
+
+
+def _one_minus_square(y):
+    """1 - y^2 rounded once (PyTorch's compiled tanh_backward contracts it to a fused
+    multiply-add). float32: through double, where y^2 is exact; float64: y^2 split into
+    its rounded value p and exact error e (Dekker), then (1 - p) - e, whose first step is
+    exact from p = 1/2 up and otherwise carried as a two-sum's error: the fused value but
+    in the rarest near-ties."""
+    if y.dtype != np.float64:
+        w = y.astype(np.float64)
+        return np.asarray(1 - w * w).astype(y.dtype)
+    p = y * y
+    c = y * 134217729.0  # (2^27 + 1: y = hi + lo, each of 26 bits)
+    hi = c - (c - y)
+    lo = y - hi
+    e = ((hi * hi - p) + 2 * hi * lo) + lo * lo
+    s = 1 - p
+    b = s - 1
+    r = (1 - (s - b)) + (-p - b)  # (1 - p = s + r exactly)
+    return np.asarray(s + (r - e))
+
+
+@_opmath
+def _tanh_backward_kernel(g, y):
+    with np.errstate(invalid="ignore", over="ignore"):
+        t = _one_minus_square(y)
+        # (an infinite or NaN y: the error terms are NaN; 1 - y^2 itself is the answer)
+        bad = ~np.isfinite(t)
+        if bad.any():
+            t[bad] = np.subtract(1, y * y)[bad]
+    return np.multiply(g, t, out=t)
+
+
+@_opmath
+def _silu_backward_kernel(g, x):
+    s = np.asarray(np.negative(x))
+    with np.errstate(over="ignore"):
+        np.exp(s, out=s)
+    np.add(s, 1, out=s)
+    np.divide(1, s, out=s)
+    t = np.asarray(np.subtract(1, s))
+    np.multiply(x, t, out=t)
+    np.add(t, 1, out=t)
+    np.multiply(g, s, out=s)
+    return np.multiply(s, t, out=t)
+
+
+# csrc/activation.c's kinds (its EMBER_*_BACKWARD enum, in order)
+_SMOOTH = {"sigmoid_backward": 0, "tanh_backward": 1, "silu_backward": 2}
+
+
+def _smooth_native(name: str):
+    """The one-pass C kernel of `name` for float32 / float64 operands of one shape (copied to
+    C order where they are not: a gradient from a sum is a broadcast view)."""
+    kind = _SMOOTH[name]
+
+    def kernel(lib, g, y):
+        sfx = calls.suffix(g, y)
+        if sfx is None or g.shape != y.shape:
+            return NotImplemented
+        g, y = np.ascontiguousarray(g), np.ascontiguousarray(y)
+        out = np.empty_like(y)
+        calls.entry(lib, f"smooth_backward_{sfx}", [calls.P] * 3 + [calls.I64, calls.INT],
+                    calls.INT)(calls.ptr(g), calls.ptr(y), calls.ptr(out), y.size, kind)
+        return out
+
+    kernel.__name__ = f"_{name}_native"
+    return kernel
+
+
+_SMOOTH_MIN = 1 << 12  # (fewer elements: NumPy's few passes cost less than the C call)
+
+
+def _smooth_member(name: str, kernel, grad_name: str, lowered: str, ulps: int = 0,
+                   support: str = "") -> Member:
+    m = _backward(name, kernel, lambda g, y: same_meta(y), grad_name)
+    native.register(m, "activation", _smooth_native(name), min_size=(globals(), "_SMOOTH_MIN"))
+    deflower(m, lowered, ulps=ulps, support=support)
+    return m
+
+
+sigmoid_backward_p = _smooth_member("sigmoid_backward", _sigmoid_backward_kernel,
+                                    "SigmoidBackwardBackward0",
+                                    "({0} * (({T})1 - {1})) * {1}")
+tanh_backward_p = _smooth_member("tanh_backward", _tanh_backward_kernel,
+                                 "TanhBackwardBackward0", "{0} * EMBER_FMA_T(-{1}, {1}, ({T})1)",
+    support="#define EMBER_FMA_T(a, b, c) _Generic((a), float: fmaf, default: fma)(a, b, c)\n")
+silu_backward_p = _smooth_member(
+    "silu_backward", _silu_backward_kernel, "SiluBackwardBackward0",
+    "({0} * (({T})1 / (({T})1 + ember_exp_t(-{1})))) * (({T})1 + {1} * (({T})1 - "
+    "({T})1 / (({T})1 + ember_exp_t(-{1}))))", ulps=2)
+
+
+def smooth_grad(member: Member, g: Tensor, y: Tensor) -> Tensor:
+    """`member`'s derivative kernel on the gradient `g` and `y` (the output, or SiLU's
+    input), bound."""
+    return apply(activation_backward_p, g, y, fn=member)
+
+
+def _sigmoid_second(v, g, y):
+    return v * g * (-2 * y + 1)  # (PyTorch's: d/dy of (g (1 - y)) y)
+
+
+def _tanh_second(v, g, y):
+    return v * (-2 * y * g)
+
+
+def _silu_second(v, g, x):
+    """v g d/dx [s (1 + x (1 - s))] = v g s (1 - s) (2 + x (1 - 2 s))."""
+    s = x.sigmoid()
+    return v * g * (s * (1 - s)) * (2 + x * (1 - 2 * s))
+
+
+def _def_smooth_rules(m: Member, second) -> None:
+    """The VJP and JVP of derivative kernel `m`: linear in g (m itself again), and
+    `second(v, g, y)` in y."""
+    defvjp(m, lambda v, out, g, y: smooth_grad(m, v, y), lambda v, out, g, y: second(v, g, y),
+           reads=((1,), (0, 1)))
+
+    def jvp(primals, tangents, out):
+        (g, y), (tg, ty) = primals, tangents
+        parts = ([] if tg is None else [smooth_grad(m, tg, y)]) + (
+            [] if ty is None else [second(ty, g, y)])
+        if not parts:
+            return _zeros_like(out)
+        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+    defjvp(m, jvp)
+
+
+_def_smooth_rules(sigmoid_backward_p, _sigmoid_second)
+_def_smooth_rules(tanh_backward_p, _tanh_second)
+_def_smooth_rules(silu_backward_p, _silu_second)
 
 
 def _zeros_like(x: Tensor) -> Tensor:

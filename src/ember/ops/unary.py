@@ -247,11 +247,30 @@ cos_p = unary("cos", lowp(np.cos))
 defvjp(cos_p, lambda g, out, x: -g * cj(x.sin()))
 defjvp1(cos_p, lambda t, out, x: -t * x.sin())
 
+def _fused_grad(name: str, composite):
+    """A derivative through activation_backward.py's fused kernel `name` (PyTorch's
+    tanh_backward / sigmoid_backward: one op, its node under create_graph), or for complex
+    outputs `composite(g, out)` (with its conjugate)."""
+    def rule(g, out, x):
+        if out._dtype.is_complex:
+            return composite(g, cj(out))
+        from . import activation_backward as ab
+
+        return ab.smooth_grad(getattr(ab, f"{name}_p"), g, out)
+
+    def tangent(t, out, x):
+        if out._dtype.is_complex:
+            return composite(t, out)
+        return rule(t, out, x)
+
+    return named_vjp(name.title().replace("_", "") + "Backward0", rule), tangent
+
+
 tanh_p = unary("tanh", lowp(np.tanh))
 deflower(tanh_p, "ember_tanh_t({0})", ulps=3)
-defvjp(tanh_p, named_vjp("TanhBackwardBackward0", lambda g, out, x: g * cj(1 - out * out)),
-       reads=((),), save_output=True)
-defjvp1(tanh_p, lambda t, out, x: t * (1 - out * out))
+_tanh_grad, _tanh_tangent = _fused_grad("tanh_backward", lambda g, y: g * (1 - y * y))
+defvjp(tanh_p, _tanh_grad, reads=((),), save_output=True)
+defjvp1(tanh_p, _tanh_tangent)
 
 
 @lowp
@@ -268,9 +287,10 @@ def _sigmoid_kernel(a):
 
 sigmoid_p = unary("sigmoid", _sigmoid_kernel)
 deflower(sigmoid_p, "ember_sigmoid_t({0})", ulps=3)
-defvjp(sigmoid_p, named_vjp("SigmoidBackwardBackward0", lambda g, out, x: g * cj(out * (1 - out))),
-       reads=((),), save_output=True)
-defjvp1(sigmoid_p, lambda t, out, x: t * (out * (1 - out)))
+_sigmoid_grad, _sigmoid_tangent = _fused_grad("sigmoid_backward",
+                                              lambda g, y: g * (y * (1 - y)))
+defvjp(sigmoid_p, _sigmoid_grad, reads=((),), save_output=True)
+defjvp1(sigmoid_p, _sigmoid_tangent)
 
 
 def _abs_meta(x):

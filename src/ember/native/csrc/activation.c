@@ -8,6 +8,9 @@
  * as NumPy rounds a number next to an array), so the same bits; the NumPy kernels select
  * with masks over whole arrays, a pass or three each, here one.
  *
+ * sigmoid and SiLU, and sigmoid_backward, tanh_backward and silu_backward: PyTorch's kernels'
+ * arithmetic, one pass each.
+ *
  * threshold_backward (ReLU's and threshold's derivative): g where x > threshold, else +0.0,
  * so a NaN x keeps g, as PyTorch's `x <= t ? 0 : g` and the NumPy twin's bitwise select;
  * the threshold is rounded to scalar_t first, as NumPy compares an array with a number.
@@ -42,6 +45,82 @@ void FN(threshold_backward)(const scalar_t *g, const scalar_t *x, scalar_t *out,
                             double threshold) {
     FN(threshold_backward_args) a = {g, x, out, (scalar_t)threshold};
     ember_parallel_for(FN(threshold_backward_task), &a, n, 1 << 15);
+}
+
+/* sigmoid and SiLU as PyTorch's float kernels and the NumPy twins write them, 1 / (1 + e^-x)
+ * and x / (1 + e^-x), with ember_math.h's exp for NumPy's (so within an ulp or two of
+ * theirs); where e^-x overflows sigmoid is +0 and SiLU -0, as theirs. */
+enum { EMBER_SIGMOID, EMBER_SILU };
+
+typedef struct {
+    const scalar_t *x;
+    scalar_t *out;
+    int kind;
+} FN(smooth_args);
+
+static void FN(smooth_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(smooth_args) *a = p;
+    const scalar_t *restrict x = a->x;
+    scalar_t *restrict out = a->out;
+    const scalar_t one = 1;
+    if (a->kind == EMBER_SIGMOID) {
+        for (int64_t i = lo; i < hi; i++) out[i] = one / (one + ember_exp_t(-x[i]));
+    } else {
+        for (int64_t i = lo; i < hi; i++) out[i] = x[i] / (one + ember_exp_t(-x[i]));
+    }
+}
+
+/* Returns -1 for an unknown kind (nothing written). */
+int FN(smooth)(const scalar_t *x, scalar_t *out, int64_t n, int kind) {
+    if (kind != EMBER_SIGMOID && kind != EMBER_SILU) return -1;
+    FN(smooth_args) a = {x, out, kind};
+    ember_parallel_for(FN(smooth_task), &a, n, 1 << 15);
+    return 0;
+}
+
+/* The derivatives of sigmoid, tanh and SiLU, in PyTorch's kernels' order (the NumPy twins
+ * in ops/activation_backward.py make the same roundings in the same order; SiLU's exp is
+ * ember_math.h's where theirs is NumPy's):
+ *   SIGMOID: (g * (1 - y)) * y                y = sigmoid(x)
+ *   TANH:    g * fma(-y, y, 1)                y = tanh(x) (PyTorch's compiler contracts it)
+ *   SILU:    (g * s) * (1 + x * (1 - s))      s = 1 / (1 + exp(-x)), y = x */
+enum { EMBER_SIGMOID_BACKWARD, EMBER_TANH_BACKWARD, EMBER_SILU_BACKWARD };
+#define EMBER_FMA_T(a, b, c) _Generic((a), float: fmaf, default: fma)(a, b, c)
+
+typedef struct {
+    const scalar_t *g, *y;
+    scalar_t *out;
+    int kind;
+} FN(smooth_backward_args);
+
+static void FN(smooth_backward_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(smooth_backward_args) *a = p;
+    const scalar_t *restrict g = a->g, *restrict y = a->y;
+    scalar_t *restrict out = a->out;
+    const scalar_t one = 1;
+    switch (a->kind) {
+    case EMBER_SIGMOID_BACKWARD:
+        for (int64_t i = lo; i < hi; i++) out[i] = (g[i] * (one - y[i])) * y[i];
+        break;
+    case EMBER_TANH_BACKWARD: /* (1 - y^2 rounded once, as PyTorch's compiled kernel) */
+        for (int64_t i = lo; i < hi; i++) out[i] = g[i] * EMBER_FMA_T(-y[i], y[i], one);
+        break;
+    case EMBER_SILU_BACKWARD:
+        for (int64_t i = lo; i < hi; i++) {
+            const scalar_t s = one / (one + ember_exp_t(-y[i]));
+            out[i] = (g[i] * s) * (one + y[i] * (one - s));
+        }
+        break;
+    }
+}
+
+/* Returns -1 for an unknown kind (nothing written). */
+int FN(smooth_backward)(const scalar_t *g, const scalar_t *y, scalar_t *out, int64_t n,
+                        int kind) {
+    if (kind < EMBER_SIGMOID_BACKWARD || kind > EMBER_SILU_BACKWARD) return -1;
+    FN(smooth_backward_args) a = {g, y, out, kind};
+    ember_parallel_for(FN(smooth_backward_task), &a, n, 1 << 15);
+    return 0;
 }
 
 /* relu: x < 0 ? +0.0 : x, so NaN and -0.0 pass through (np.maximum(0, x), the NumPy twin's

@@ -1,0 +1,115 @@
+"""The fused derivatives of sigmoid, tanh and SiLU (ops/activation_backward.py) against
+PyTorch's sigmoid_backward, tanh_backward and silu_backward: the same arithmetic in the same
+order, so bit for bit given the same output (16-bit floats too: float16's sigmoid_backward
+rounds after each op, the others once); the graphs create_graph builds (nodes and values),
+forward mode and vmap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.ops import activation_backward as ab
+from native._differential import assert_bits
+
+DTYPES = ["float32", "float64", "bfloat16", "float16"]
+
+
+def _data(dtype, n=20_000):
+    rng = np.random.default_rng(3)
+    x = np.concatenate([[0.0, -0.0, np.inf, -np.inf, np.nan, -100.0, 100.0],
+                        rng.standard_normal(n) * 4])
+    g = np.concatenate([[1.0, -1.0, 2.0, 0.5, 1.0, np.inf, -3.0], rng.standard_normal(n)])
+    t = getattr(torch, dtype)
+    return torch.tensor(x, dtype=t), torch.tensor(g, dtype=t)
+
+
+def _array(t: torch.Tensor, dtype: str) -> np.ndarray:
+    """torch's tensor as the array ember's kernels take (16-bit floats through float32)."""
+    wide = t.float() if t.dtype in (torch.float16, torch.bfloat16) else t
+    return ember.tensor(wide.numpy(), dtype=getattr(ember, dtype))._array()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["sigmoid", "tanh"])
+def test_kernel_is_torchs_bit_for_bit_given_its_output(name, dtype):
+    x, g = _data(dtype)
+    y = getattr(torch, name)(x)
+    want = getattr(torch.ops.aten, f"{name}_backward")(g, y)
+    member = getattr(ab, f"{name}_backward_p")
+    with np.errstate(all="ignore"):
+        got = member.kernel(*(_array(t, dtype) for t in (g, y)))
+    assert_bits(np.asarray(got).astype(np.float64), want.double().numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_silu_kernel_within_an_ulp_or_two_of_torchs(dtype):
+    x, g = _data(dtype)
+    want = torch.ops.aten.silu_backward(g, x).double().numpy()
+    with np.errstate(all="ignore"):
+        got = ab.silu_backward_p.kernel(*(_array(t, dtype) for t in (g, x))).astype(np.float64)
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    # (the exp's last bits differ; the terms are about g (1 + |x|): cancellation near the
+    # derivative's zero is measured against them)
+    eps = float(torch.finfo(getattr(torch, dtype)).eps)
+    size = (g.double().abs() * (1 + x.double().abs())).numpy()
+    assert (np.abs(got - want)[finite] <= 2 * eps * size[finite]).all()
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu"])
+def test_create_graph_builds_torchs_nodes_and_values(name):
+    x = np.array([[-1.5, 0.5, 2.0, -0.25], [0.1, -3.0, 1.0, 0.7]])
+    res = []
+    for lib in (torch, ember):
+        f = lib.nn.functional.silu if name == "silu" else getattr(lib, name)
+        t = lib.tensor(x, requires_grad=True)
+        (g,) = lib.autograd.grad(f(t).sum(), t, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), t)
+        res.append((type(g.grad_fn).__name__, g.detach().numpy(), gg.numpy()))
+    assert res[0][0] == res[1][0]  # Sigmoid/TanhBackwardBackward0; silu's a product
+    # (the forwards' last bits are the libraries' own exp and tanh: a few ulps)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-14)
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu"])
+def test_double_backward_through_the_fused_kernel_by_finite_differences(name):
+    # (the fused kernels' own derivatives: gradcheck of the first gradient, whose graph
+    # holds sigmoid_backward / tanh_backward, and silu_backward's rules called directly)
+    f = ember.nn.functional.silu if name == "silu" else getattr(ember, name)
+    x = ember.tensor([[-1.5, 0.5, 2.0], [0.1, -3.0, 0.7]], dtype=ember.float64,
+                     requires_grad=True)
+    g = ember.tensor([[0.3, -1.0, 2.0], [1.5, 0.2, -0.7]], dtype=ember.float64,
+                     requires_grad=True)
+    if name == "silu":
+        def first(x, g):
+            return ab.smooth_grad(ab.silu_backward_p, g, x)
+    else:
+        def first(x, g):
+            return ember.autograd.grad(f(x), x, g, create_graph=True)[0]
+    assert ember.autograd.gradcheck(first, (x, g))
+    assert ember.autograd.gradgradcheck(first, (x, g))
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu"])
+def test_forward_mode_and_vmap_of_the_gradient(name):
+    x = np.linspace(-3, 3, 12).reshape(3, 4)
+    t = np.cos(np.arange(12.0)).reshape(3, 4)
+    res = []
+    for lib in (torch, ember):
+        f = lib.nn.functional.silu if name == "silu" else getattr(lib, name)
+
+        def grad_of(v):
+            return lib.func.grad(lambda u: f(u).sum())(v)
+
+        _, tangent = lib.func.jvp(grad_of, (lib.tensor(x),), (lib.tensor(t),))
+        batched = lib.func.vmap(grad_of)(lib.tensor(x))
+        with lib.autograd.forward_ad.dual_level():
+            dual = lib.autograd.forward_ad.make_dual(lib.tensor(x), lib.tensor(t))
+            fwd = lib.autograd.forward_ad.unpack_dual(f(dual)).tangent
+        res.append([a.numpy() for a in (tangent, batched, fwd)])
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
