@@ -24,6 +24,7 @@ from ember._core import (
     jvp_rules,
     vjp_rules,
 )
+from ember.ops import activation_backward
 from ember.ops.activation import activation_backward_p, gelu_backward_p, threshold_backward_p
 from ember.ops.float_parts import frexp_exponent_fn, frexp_mantissa_fn
 from ember.ops.registry import bind
@@ -213,6 +214,14 @@ def _gelu_backward(g, x, y):
     return bind(activation_backward_p, g, x, y, fn=gelu_backward_p)
 
 
+def _smooth_backward(name):
+    member = getattr(activation_backward, f"{name}_backward_p")
+    return lambda g, y: bind(activation_backward_p, g, y, fn=member)
+
+
+SMOOTH = ["sigmoid", "tanh", "silu"]
+
+
 def _backward_args():
     x = _x("any")
     g = ember.tensor(np.linspace(-1.3, 0.9, 6).reshape(2, 3), dtype=ember.float64)
@@ -225,6 +234,10 @@ def test_the_derivative_kernels_jvp_and_batch():
     assert check_jvp(_gelu_backward, g, x, y) == 1
     assert check_batch(_threshold_backward, g, x) == 1
     assert check_batch(_gelu_backward, g, x, y) == 1
+    for name in SMOOTH:  # (y: an output of the activation, or SiLU's input)
+        y = x if name == "silu" else getattr(ember, name)(x)
+        assert check_jvp(_smooth_backward(name), g, y) == 1
+        assert check_batch(_smooth_backward(name), g, y) == 1
     # an unbatched input of higher rank than the batched one's logical rank
     assert check_batch(_threshold_backward, g[0], x) == 1
 
@@ -241,10 +254,13 @@ class _Members(Interpreter):
 
 def test_the_derivative_kernels_bound_by_backward_are_the_members_checked():
     x = _x("any").requires_grad_()
-    loss = F.gelu(x).sum() + x.relu().sum()
+    loss = F.gelu(x).sum() + x.relu().sum() + x.sigmoid().sum() + x.tanh().sum() + \
+        F.silu(x).sum()
     with interpret(_Members()) as rec:
         ember.autograd.grad(loss, x)
-    assert sorted(m.name for m in rec.fns) == ["gelu_backward", "threshold_backward"]
+    assert sorted(m.name for m in rec.fns) == ["gelu_backward", "sigmoid_backward",
+                                                "silu_backward", "tanh_backward",
+                                                "threshold_backward"]
 
 
 def test_every_member_is_checked_and_has_its_rules():
@@ -252,7 +268,9 @@ def test_every_member_is_checked_and_has_its_rules():
     # (the MLX face's own members, mlx_..., registered when ember.mlx is imported, are
     # checked against MLX's in tests/mlx)
     assert covered == {m for m in unary_p.members if not m.startswith("mlx_")}
-    assert set(activation_backward_p.members) == {"threshold_backward", "gelu_backward"}
+    assert set(activation_backward_p.members) == {"threshold_backward", "gelu_backward",
+                                                  "sigmoid_backward", "tanh_backward",
+                                                  "silu_backward"}
     for fam in (unary_p, activation_backward_p):
         assert batch_rules.get(fam, MISSING) not in (MISSING, BY_LOOP)
         for m in fam.members.values():

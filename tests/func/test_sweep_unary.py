@@ -115,6 +115,10 @@ CASES = [
     _u("threshold_backward", lambda m, x: m.func.grad(lambda y: (m.relu(y) * y).sum())(x)),
     _u("gelu_backward", lambda m, x: m.func.grad(lambda y: _F(m).gelu(y).sum())(x)
        + m.func.grad(lambda y: _F(m).gelu(y, approximate="tanh").sum())(x)),
+    # sigmoid's, tanh's and SiLU's (products with y: the second derivatives' every term)
+    _u("sigmoid_backward", lambda m, x: m.func.grad(lambda y: (m.sigmoid(y) * y).sum())(x)),
+    _u("tanh_backward", lambda m, x: m.func.grad(lambda y: (m.tanh(y) * y).sum())(x)),
+    _u("silu_backward", lambda m, x: m.func.grad(lambda y: (_F(m).silu(y) * y).sum())(x)),
 ]
 
 

@@ -102,7 +102,7 @@ def test_forward_mode_and_vmap_of_the_gradient(name):
     for lib in (torch, ember):
         f = lib.nn.functional.silu if name == "silu" else getattr(lib, name)
 
-        def grad_of(v):
+        def grad_of(v, lib=lib, f=f):
             return lib.func.grad(lambda u: f(u).sum())(v)
 
         _, tangent = lib.func.jvp(grad_of, (lib.tensor(x),), (lib.tensor(t),))

@@ -109,9 +109,9 @@ def test_the_gate_sends_small_or_vectorised_numpy_calls_to_numpy(monkeypatch):
     monkeypatch.setitem(_math_loops.NATIVE_MIN, "n", x.size + 1)
     np.testing.assert_array_equal(ember.nn.functional.softplus(ember.tensor(x)).numpy(),
                                   numpy_bits)
-    # where NumPy runs its AVX-512 loops the twins are never tried, elsewhere from 256
+    # where NumPy runs its AVX-512 loops the twins are never tried, elsewhere always
     monkeypatch.undo()
-    expected = 1 << 62 if _cpu.numpy_vector_math() else 256
+    expected = 1 << 62 if _cpu.numpy_vector_math() else 1
     assert _math_loops.NATIVE_MIN["n"] == expected
 
 

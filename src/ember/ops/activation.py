@@ -142,7 +142,9 @@ def _smooth_native(kind: int):
     return kernel
 
 
-_SMOOTH_MIN = 1 << 12  # (fewer elements: NumPy's four passes cost less than the C call)
+# (from one element: the C call costs less than NumPy's four, and a tensor's values do not
+# depend on its size, as they would if small ones took NumPy's exp)
+_SMOOTH_MIN = 1
 
 
 def _relu_native(lib, a):

@@ -207,7 +207,7 @@ def _smooth_native(name: str):
     return kernel
 
 
-_SMOOTH_MIN = 1 << 12  # (fewer elements: NumPy's few passes cost less than the C call)
+_SMOOTH_MIN = 1  # (as the forwards': activation.py)
 
 
 def _smooth_member(name: str, kernel, grad_name: str, lowered: str, ulps: int = 0,
@@ -224,10 +224,9 @@ sigmoid_backward_p = _smooth_member("sigmoid_backward", _sigmoid_backward_kernel
 tanh_backward_p = _smooth_member("tanh_backward", _tanh_backward_kernel,
                                  "TanhBackwardBackward0", "{0} * EMBER_FMA_T(-{1}, {1}, ({T})1)",
     support="#define EMBER_FMA_T(a, b, c) _Generic((a), float: fmaf, default: fma)(a, b, c)\n")
-silu_backward_p = _smooth_member(
-    "silu_backward", _silu_backward_kernel, "SiluBackwardBackward0",
-    "({0} * (({T})1 / (({T})1 + ember_exp_t(-{1})))) * (({T})1 + {1} * (({T})1 - "
-    "({T})1 / (({T})1 + ember_exp_t(-{1}))))", ulps=2)
+silu_backward_p = _smooth_member("silu_backward", _silu_backward_kernel, "SiluBackwardBackward0",
+                                 "ember_silu_grad_t({0}, {1})", ulps=2,
+                                 support='#include "silu.h"\n')
 
 
 def smooth_grad(member: Member, g: Tensor, y: Tensor) -> Tensor:

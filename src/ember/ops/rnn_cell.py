@@ -18,6 +18,7 @@ import numpy as np
 from .. import _grad_mode as grad_mode
 from .._core import dispatch
 from .._tensor import Tensor, _wrap
+from . import activation_backward as ab
 from ._batching import batch_size, batched
 from .registry import Primitive, bind, defbatch, defjvp, defvjp_joint
 from .unary import sigmoid_p, tanh_p
@@ -53,7 +54,7 @@ lstm_cell_p = Primitive("lstm_cell", _lstm_cell_kernel, _lstm_cell_meta,
 def _lstm_cell_vjp(g_all, out, gates, c, *, needs):
     """The composite's backward in its own order: h' = so tanh(c') gives d so and d c'
     (added to c''s incoming gradient), c' = sf c + si tg gives the rest; each activation's
-    derivative as its VJP writes it (g (s (1 - s)), g (1 - t t)); the four blocks joined
+    derivative as its VJP computes it (sigmoid_backward, tanh_backward); the four blocks joined
     (zeros for a block that got none, as split's backward fills them)."""
     gh, gc = g_all
     if grad_mode.state.enabled or dispatch._pushed[0]:
@@ -61,7 +62,8 @@ def _lstm_cell_vjp(g_all, out, gates, c, *, needs):
     si, sf, tg, so = _acts(_arr(gates))
     d_gates, d_c = _backward(si, sf, tg, so, _arr(c), None if gh is None else _arr(gh),
                              None if gc is None else _arr(gc), needs, tanh_p.kernel,
-                             np.zeros_like, lambda blocks: np.concatenate(blocks, axis=1))
+                             np.zeros_like, lambda blocks: np.concatenate(blocks, axis=1),
+                             ab.sigmoid_backward_p.kernel, ab.tanh_backward_p.kernel)
     return (None if d_gates is None else _wrap(d_gates)), (None if d_c is None else _wrap(d_c))
 
 
@@ -73,27 +75,30 @@ def _lstm_cell_vjp_ops(gh, gc, gates, c, needs):
     i, f, g, o = gates.unsafe_chunk(4, -1)
     return _backward(i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid(), c, gh, gc, needs,
                      lambda t: t.tanh(), lambda t: t.new_zeros(t.shape),
-                     lambda blocks: cat(blocks, -1))
+                     lambda blocks: cat(blocks, -1),
+                     lambda g, s: ab.smooth_grad(ab.sigmoid_backward_p, g, s),
+                     lambda g, t: ab.smooth_grad(ab.tanh_backward_p, g, t))
 
 
-def _backward(si, sf, tg, so, c, gh, gc, needs, tanh, zeros_like, join):
+def _backward(si, sf, tg, so, c, gh, gc, needs, tanh, zeros_like, join, sig_grad, tanh_grad):
     """(d gates, d c) from the activations, on arrays or on tensors alike (the operations and
-    their order are the composite's)."""
+    their order are the composite's; `sig_grad(g, s)` and `tanh_grad(g, t)` its activations'
+    derivative kernels, sigmoid_backward and tanh_backward)."""
     dc = go = None
     if gh is not None:
         tc = tanh(sf * c + si * tg)
         go = gh * tc
-        dc = (gh * so) * (1 - tc * tc)
+        dc = tanh_grad(gh * so, tc)
     if gc is not None:
         dc = gc if dc is None else dc + gc
     if dc is None:
         return None, None
     d_gates = d_c = None
     if needs[0]:
-        gi = (dc * tg) * (si * (1 - si))
-        gf = (dc * c) * (sf * (1 - sf))
-        gg = (dc * si) * (1 - tg * tg)
-        go = zeros_like(gi) if go is None else go * (so * (1 - so))
+        gi = sig_grad(dc * tg, si)
+        gf = sig_grad(dc * c, sf)
+        gg = tanh_grad(dc * si, tg)
+        go = zeros_like(gi) if go is None else sig_grad(go, so)
         d_gates = join((gi, gf, gg, go))
     if needs[1]:
         d_c = dc * sf

@@ -26,6 +26,7 @@
 
 #include "ember.h"
 #include "gelu.h"
+#include "silu.h"
 
 typedef struct {
     const scalar_t *g, *x;
@@ -83,7 +84,7 @@ int FN(smooth)(const scalar_t *x, scalar_t *out, int64_t n, int kind) {
  * ember_math.h's where theirs is NumPy's):
  *   SIGMOID: (g * (1 - y)) * y                y = sigmoid(x)
  *   TANH:    g * fma(-y, y, 1)                y = tanh(x) (PyTorch's compiler contracts it)
- *   SILU:    (g * s) * (1 + x * (1 - s))      s = 1 / (1 + exp(-x)), y = x */
+ *   SILU:    (g * s) * (1 + x * (1 - s))      s = 1 / (1 + exp(-x)), y = x (silu.h) */
 enum { EMBER_SIGMOID_BACKWARD, EMBER_TANH_BACKWARD, EMBER_SILU_BACKWARD };
 #define EMBER_FMA_T(a, b, c) _Generic((a), float: fmaf, default: fma)(a, b, c)
 
@@ -106,10 +107,7 @@ static void FN(smooth_backward_task)(void *p, int64_t lo, int64_t hi) {
         for (int64_t i = lo; i < hi; i++) out[i] = g[i] * EMBER_FMA_T(-y[i], y[i], one);
         break;
     case EMBER_SILU_BACKWARD:
-        for (int64_t i = lo; i < hi; i++) {
-            const scalar_t s = one / (one + ember_exp_t(-y[i]));
-            out[i] = (g[i] * s) * (one + y[i] * (one - s));
-        }
+        for (int64_t i = lo; i < hi; i++) out[i] = ember_silu_grad_t(g[i], y[i]);
         break;
     }
 }
