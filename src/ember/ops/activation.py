@@ -132,8 +132,8 @@ def _smooth_native(kind: int):
         sfx = calls.SUFFIX.get(a.dtype)
         if sfx is None:
             return NotImplemented
+        out = np.empty(a.shape, a.dtype)  # (ascontiguousarray makes a 0-d array 1-d)
         a = np.ascontiguousarray(a)
-        out = np.empty_like(a)
         calls.entry(lib, f"smooth_{sfx}", [calls.P, calls.P, calls.I64, calls.INT], calls.INT)(
             calls.ptr(a), calls.ptr(out), a.size, kind)
         return out

@@ -197,8 +197,8 @@ def _smooth_native(name: str):
         sfx = calls.suffix(g, y)
         if sfx is None or g.shape != y.shape:
             return NotImplemented
+        out = np.empty(y.shape, y.dtype)  # (ascontiguousarray makes a 0-d array 1-d)
         g, y = np.ascontiguousarray(g), np.ascontiguousarray(y)
-        out = np.empty_like(y)
         calls.entry(lib, f"smooth_backward_{sfx}", [calls.P] * 3 + [calls.I64, calls.INT],
                     calls.INT)(calls.ptr(g), calls.ptr(y), calls.ptr(out), y.size, kind)
         return out
