@@ -1,6 +1,8 @@
 """The fused pointwise losses: values, grad_fn names, gradients (both arguments) and second
 derivatives against torch, for every reduction."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -70,6 +72,42 @@ def test_finite_differences_and_second_derivative(name):
         grads.append(lib.autograd.grad((ga * ga).sum(), (a, b) if both else (a,)))
     for e, tt in zip(*grads):
         np.testing.assert_allclose(e.numpy(), tt.numpy(), rtol=1e-6, atol=1e-9)
+
+
+def _top_nodes(fn) -> list[str]:
+    """The node a gradient's grad_fn names and, under a broadcast's sum or a mean's division,
+    the one beneath it (further down is ember's composite, where PyTorch has one kernel)."""
+    names = [fn.name()]
+    while names[-1] in ("SumBackward1", "ViewBackward0", "DivBackward1"):
+        fn = fn.next_functions[0][0]
+        names.append(fn.name())
+    return names
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_create_graph_gradients_record_torchs_nodes(name, reduction):
+    # A create_graph gradient ends in PyTorch's backward kernel's node
+    # (MseLossBackwardBackward0, ...), a mean divided last (DivBackward1), a broadcast
+    # target's summed back (SumBackward1)
+    get, _, kw = CASES[name]
+    x, t = (a.astype(np.float64) for a in _inputs(name))
+    both = name not in NO_TARGET_GRAD
+    if name in ("binary_cross_entropy", "binary_cross_entropy_with_logits",
+                "soft_margin_loss"):  # (no broadcast target)
+        t = t[:1].repeat(len(x), 0)
+    else:
+        t = t[:1]  # (broadcast over the rows)
+    got = []
+    for lib, F in ((ember, EF), (torch, TF)):
+        a = lib.tensor(x, requires_grad=True)
+        b = lib.tensor(t, requires_grad=both)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the broadcast target's size warning)
+            loss = get(F)(a, b, reduction=reduction, **kw)
+        grads = lib.autograd.grad(loss.sum(), (a, b) if both else (a,), create_graph=True)
+        got.append([_top_nodes(g.grad_fn) for g in grads])
+    assert got[0] == got[1]
 
 
 def test_bce_clamps_the_logs_like_torch():

@@ -329,6 +329,23 @@ def test_broadcast_gradients_use_sum_to_size():
     check_op(lambda x, y: x * y, lambda x, y: x * y, array((2, 1, 4)), array((3, 1), seed=1))
 
 
+@pytest.mark.parametrize("size", [(4,), (1, 4), (3, 1), (1,), (1, 1, 1), ()])
+def test_sum_to_size_records_torchs_nodes(size):
+    # PyTorch sums with kept dims, then views the leading ones away: a create_graph
+    # gradient of a broadcast operand ends in ViewBackward0, or SumBackward1 where no dim
+    # is dropped; the second derivative goes through both
+    got = []
+    for m in (ember, torch):
+        x = m.tensor(np.arange(24.0).reshape(2, 3, 4) / 4, requires_grad=True)  # (exact sums)
+        b = m.full(size, 0.5, dtype=m.float64, requires_grad=True)
+        (gb,) = m.autograd.grad(((x * b) ** 2).sum(), b, create_graph=True)
+        (gx,) = m.autograd.grad(gb.sum(), x)
+        assert gb.shape == size
+        got.append((gb.grad_fn.name(), gb.tolist(), gx.tolist(),
+                    x.sum_to_size(size).grad_fn.name()))
+    assert got[0] == got[1]
+
+
 # --- meta ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call", [

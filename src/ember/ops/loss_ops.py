@@ -22,8 +22,8 @@ from .. import native
 from .._view import broadcast_shapes, numel
 from . import _math_loops
 from ._common import broadcast_errors, layout_like, select, tensoriterator_family
-from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp
-from .unary import lowp
+from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp, rename_node
+from .unary import lowp, named_vjp
 
 pointwise_loss_p = Family("pointwise_loss")
 tensoriterator_family(pointwise_loss_p)  # (reduction="none": TensorIterator's layout)
@@ -65,6 +65,15 @@ def _norm(a, b, reduction: str, factor: float = 1.0) -> float:
         n = numel(broadcast_shapes(a._shape, b._shape))
         return factor / n if n else float("inf")
     return factor
+
+
+def _named_vjps(member: Member, grad) -> None:
+    """`grad(g, out, a, b, ...)` as the VJP of both operands (the target's with them
+    swapped), each named as PyTorch's one backward kernel (`MseLossBackwardBackward0`): what
+    a create_graph gradient's grad_fn shows."""
+    name = member.grad_name.replace("Backward0", "BackwardBackward0")
+    defvjp(member, named_vjp(name, grad),
+           named_vjp(name, lambda g, out, a, b, **kw: grad(g, out, b, a, **kw)))
 
 
 def _partials_jvp(partials):
@@ -140,7 +149,7 @@ def _mse_grad(g, out, a, b, *, reduction):
     return _norm(a, b, reduction, 2.0) * (a - b) * g
 
 
-defvjp(mse_loss_p, _mse_grad, lambda g, out, a, b, **kw: _mse_grad(g, out, b, a, **kw))
+_named_vjps(mse_loss_p, _mse_grad)
 
 
 # --- smooth L1 and Huber ----------------------------------------------------------------
@@ -168,8 +177,7 @@ def _smooth_l1_partials(a, b, *, beta):
 
 smooth_l1_loss_p = _loss_member("smooth_l1_loss", _smooth_l1, "SmoothL1LossBackward0",
                                 _smooth_l1_partials)
-defvjp(smooth_l1_loss_p, _smooth_l1_grad,
-       lambda g, out, a, b, **kw: _smooth_l1_grad(g, out, b, a, **kw))
+_named_vjps(smooth_l1_loss_p, _smooth_l1_grad)
 
 
 def _huber(a, b, *, delta):
@@ -187,7 +195,7 @@ def _huber_partials(a, b, *, delta):
 
 
 huber_loss_p = _loss_member("huber_loss", _huber, "HuberLossBackward0", _huber_partials)
-defvjp(huber_loss_p, _huber_grad, lambda g, out, a, b, **kw: _huber_grad(g, out, b, a, **kw))
+_named_vjps(huber_loss_p, _huber_grad)
 
 
 # --- binary cross-entropy -------------------------------------------------------------------
@@ -210,10 +218,14 @@ def _bce_target_slope(x, t):
 
 
 def _mean_after(grad, x, t, reduction: str):
-    """PyTorch's BCE backwards divide by numel last (`grad_input.div_(numel)`)."""
+    """PyTorch's BCE backwards divide by numel last (`grad_input.div_(numel)`: the
+    Tensor-by-Scalar node, DivBackward1)."""
     if reduction == "mean":
         n = numel(broadcast_shapes(x._shape, t._shape))
-        return grad / n if n else grad
+        if n:
+            grad = grad / n
+            if grad.grad_fn is not None:
+                rename_node(grad.grad_fn, "DivBackward1")
     return grad
 
 
@@ -230,7 +242,8 @@ def _bce_grad_target(g, out, x, t, *, reduction):
 bce_p = _loss_member("binary_cross_entropy", _bce, "BinaryCrossEntropyBackward0",
                      lambda x, t: (_bce_slope(x, t), _bce_target_slope(x, t)),
                      loops=(np.float32,))  # (float64: NumPy's log1p is torch's, the same bits)
-defvjp(bce_p, _bce_grad_input, _bce_grad_target)
+defvjp(bce_p, named_vjp("BinaryCrossEntropyBackwardBackward0", _bce_grad_input),
+       _bce_grad_target)
 
 
 def _bce_logits(m, x, t):
@@ -282,7 +295,8 @@ def _soft_margin_partials(x, t):
 soft_margin_p = _loss_member("soft_margin_loss", _soft_margin, "SoftMarginLossBackward0",
                              _soft_margin_partials)
 # NOTE: not differentiable in the target, as in PyTorch (forward mode still follows it).
-defvjp(soft_margin_p, _soft_margin_grad_input, None)
+defvjp(soft_margin_p, named_vjp("SoftMarginLossBackwardBackward0", _soft_margin_grad_input),
+       None)
 
 
 # --- vmap: one rule for every member ----------------------------------------------------------

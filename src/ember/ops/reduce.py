@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
@@ -399,10 +400,15 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
                            f"{{{list(x._shape)}}}.")
     inner = tuple(i + lead for i, n in enumerate(size) if n == 1 and x._shape[i + lead] != 1)
     # The dims are sorted and in range already, so the primitive runs without `sum`'s
-    # argument parsing; only leading dims are summed away directly, with no reshape after.
+    # argument parsing. PyTorch sums with kept dims, then views away the leading ones
+    # (its graph: SumBackward1, then ViewBackward0), and to a 0-d size with a plain full
+    # sum; without a graph to record, leading dims alone are summed away directly (the
+    # same numbers, one op fewer).
     x = _cast_for_sum(x, None)
-    r = apply(reduce_p, x, fn=SUM_DIMS, dims=tuple(range(lead)) + inner, keepdim=bool(inner))
-    return r.reshape(size) if inner and r._shape != size else r
+    keep = bool(inner) or (0 < lead < x.ndim and grad_mode.state.enabled and x._requires_grad)
+    r = apply(reduce_p, x, fn=SUM_DIMS if size else SUM, dims=tuple(range(lead)) + inner,
+              keepdim=keep)
+    return r.reshape(size) if keep and r._shape != size else r
 
 
 def _nansum_kernel(a, *, dims, keepdim):
