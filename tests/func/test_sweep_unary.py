@@ -119,6 +119,10 @@ CASES = [
     _u("sigmoid_backward", lambda m, x: m.func.grad(lambda y: (m.sigmoid(y) * y).sum())(x)),
     _u("tanh_backward", lambda m, x: m.func.grad(lambda y: (m.tanh(y) * y).sum())(x)),
     _u("silu_backward", lambda m, x: m.func.grad(lambda y: (_F(m).silu(y) * y).sum())(x)),
+    # hardsigmoid's, which PyTorch does not differentiate (test_activation_derivatives.py
+    # compares the refusals)
+    _u("hardsigmoid_backward", lambda m, x: m.func.grad(lambda y: _F(m).hardsigmoid(y).sum())(x),
+       jvp=ND, vjp=ND),
 ]
 
 

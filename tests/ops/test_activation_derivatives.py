@@ -1,8 +1,8 @@
-"""The fused derivatives of sigmoid, tanh and SiLU (ops/activation_backward.py) against
-PyTorch's sigmoid_backward, tanh_backward and silu_backward: the same arithmetic in the same
-order, so bit for bit given the same output (16-bit floats too: float16's sigmoid_backward
-rounds after each op, the others once); the graphs create_graph builds (nodes and values),
-forward mode and vmap."""
+"""The fused derivatives of sigmoid, tanh, SiLU and hardsigmoid (ops/activation_backward.py)
+against PyTorch's sigmoid_backward, tanh_backward, silu_backward and hardsigmoid_backward: the
+same arithmetic in the same order, so bit for bit given the same output (16-bit floats too:
+float16's sigmoid_backward rounds after each op, the others once); the graphs create_graph
+builds (nodes and values, hardsigmoid's refusal), forward mode and vmap."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import torch
 import ember
 from ember.ops import activation_backward as ab
 from native._differential import assert_bits
+
+from helpers import same_message
 
 DTYPES = ["float32", "float64", "bfloat16", "float16"]
 
@@ -113,3 +115,37 @@ def test_forward_mode_and_vmap_of_the_gradient(name):
         res.append([a.numpy() for a in (tangent, batched, fwd)])
     for got, want in zip(res[1], res[0]):
         np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_hardsigmoid_kernel_is_torchs_bit_for_bit(dtype):
+    # (g / 6 by 1/6 rounded to float32, float64 too; 16-bit in float32, rounded once)
+    x, g = _data(dtype)
+    x = torch.cat([x, torch.tensor([-3.0, 3.0, -2.999, 2.999], dtype=x.dtype)])
+    g = torch.cat([g, torch.tensor([1.0, 1.0, 1.0, -7.0], dtype=g.dtype)])
+    want = torch.ops.aten.hardsigmoid_backward(g, x)
+    with np.errstate(all="ignore"):
+        got = ab.hardsigmoid_backward_p.kernel(*(_array(t, dtype) for t in (g, x)))
+    assert_bits(np.asarray(got).astype(np.float64), want.double().numpy())
+
+
+def test_hardsigmoid_has_no_second_derivative_as_in_torch():
+    # PyTorch's hardsigmoid_backward has no derivative: a create_graph gradient still
+    # requires grad (a NotImplemented node over the cotangent and the input), and going
+    # through it again raises, in reverse and in forward mode alike
+    x0 = [-4.0, -1.0, 0.5, 2.5, 3.0]
+    nodes = []
+    for lib in (ember, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)
+        nodes.append((g.requires_grad, g.grad_fn.name(), len(g.grad_fn.next_functions),
+                      g.tolist()))
+    assert nodes[0] == nodes[1]
+    assert nodes[0][1] == "torch::autograd::NotImplemented"
+    msg = same_message(lambda L: L.autograd.grad(
+        L.autograd.grad(L.nn.functional.hardsigmoid(x := L.tensor(x0, requires_grad=True)).sum(),
+                        x, create_graph=True)[0].sum(), x))
+    assert msg == "derivative for aten::hardsigmoid_backward is not implemented"
+    same_message(lambda L: L.func.jacfwd(L.func.jacfwd(L.nn.functional.hardsigmoid))(
+        L.tensor(0.5)), NotImplementedError)
+    same_message(lambda L: L.func.hessian(L.nn.functional.hardsigmoid)(L.tensor(0.5)))

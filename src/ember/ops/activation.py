@@ -29,6 +29,7 @@ from ._common import MEMBER_LAYOUT, bounded, select
 from ._scalar_value import kernel_number, real_operand, scalar_value
 from .activation_backward import (  # noqa: F401  (the derivative kernels: re-exported)
     activation_backward_p,
+    hardsigmoid_grad,
     opmath_threshold,
     silu_backward_p,
     smooth_grad,
@@ -614,16 +615,8 @@ def _hardsigmoid_kernel(a):
 
 hardsigmoid_p = unary("hardsigmoid", _hardsigmoid_kernel)
 _register_piecewise(hardsigmoid_p, lambda lib, a: _piecewise_native(_HARDSIGMOID, lib, a))
-# NOTE: PyTorch's backward multiplies by 1/6 rounded to float32, even for float64.
-_ONE_SIXTH_F32 = float(np.float32(1 / 6))
-
-
-def _hardsigmoid_grad(g, out, x):
-    return _where((x > -3) & (x < 3), g * _ONE_SIXTH_F32, 0.0)
-
-
-defvjp(hardsigmoid_p, _hardsigmoid_grad)
-defjvp1(hardsigmoid_p, _hardsigmoid_grad)
+defvjp(hardsigmoid_p, lambda g, out, x: hardsigmoid_grad(g, x))
+defjvp1(hardsigmoid_p, lambda t, out, x: hardsigmoid_grad(t, x))
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:

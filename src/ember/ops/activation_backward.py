@@ -1,7 +1,8 @@
 """The fused derivative kernels of the activations, members of the small
 `activation_backward` family: ReLU's and threshold's (PyTorch's threshold_backward),
-sigmoid's, tanh's and SiLU's here, GELU's (gelu_backward) in `gelu.py`; their batch rule,
-and `threshold_grad`, the select that hardtanh, leaky_relu and relu differentiate with."""
+sigmoid's, tanh's, SiLU's and hardsigmoid's here, GELU's (gelu_backward) in `gelu.py`;
+their batch rule, and `threshold_grad`, the select that hardtanh, leaky_relu and relu
+differentiate with."""
 
 from __future__ import annotations
 
@@ -13,7 +14,17 @@ from .._view import broadcast_shapes
 from ..native import calls
 from ._batching import front
 from ._common import same_meta
-from .registry import Family, Member, apply, bind, defbatch, defjvp, deflower, defvjp
+from .registry import (
+    Family,
+    Member,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    deflower,
+    defvjp,
+    derivative_not_implemented,
+)
 
 # ReLU's and GELU's derivatives as fused kernels (PyTorch's threshold_backward and
 # gelu_backward), so that double backward and forward mode see one op each.
@@ -269,6 +280,31 @@ def _def_smooth_rules(m: Member, second) -> None:
 _def_smooth_rules(sigmoid_backward_p, _sigmoid_second)
 _def_smooth_rules(tanh_backward_p, _tanh_second)
 _def_smooth_rules(silu_backward_p, _silu_second)
+
+
+# --- hardsigmoid's derivative (PyTorch's hardsigmoid_backward), which has no derivative of
+# its own there: a create_graph gradient through hardsigmoid requires grad under a
+# NotImplemented node whose backward raises, and forward mode over it refuses
+
+_ONE_SIXTH_F32 = float(np.float32(1 / 6))  # (PyTorch's factor, rounded to float32 for float64 too)
+
+
+@_opmath
+def _hardsigmoid_backward_kernel(g, x):
+    """g / 6 where -3 < x < 3, else 0 (a NaN x too)."""
+    return np.where((x > -3) & (x < 3), g * g.dtype.type(_ONE_SIXTH_F32), g.dtype.type(0))
+
+
+hardsigmoid_backward_p = _backward("hardsigmoid_backward", _hardsigmoid_backward_kernel,
+                                   lambda g, x: same_meta(x), "NotImplemented")
+deflower(hardsigmoid_backward_p,
+         f"({{1}} > ({{T}})-3 && {{1}} < ({{T}})3) ? {{0}} * ({{T}}){_ONE_SIXTH_F32!r} : ({{T}})0")
+derivative_not_implemented(hardsigmoid_backward_p, "hardsigmoid_backward", (True, True))
+
+
+def hardsigmoid_grad(g: Tensor, x: Tensor) -> Tensor:
+    """hardsigmoid's derivative kernel on the gradient `g` and the input `x`, bound."""
+    return apply(activation_backward_p, g, x, fn=hardsigmoid_backward_p)
 
 
 def _zeros_like(x: Tensor) -> Tensor:
