@@ -16,17 +16,11 @@ from ember import native
 from ember.ops import activation_backward as ab
 from ember.ops.activation import silu_p
 from ember.ops.unary import sigmoid_p
-from native._differential import assert_bits, layouts, threads, with_specials
+from native._differential import assert_bits, layouts, threads, ulps, with_specials
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
 
 SHAPES = [(0,), (1,), (7, 9), (3, 1000), (4, 65, 257)]
-
-
-def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    bits = np.int64 if a.dtype == np.float64 else np.int32
-    gap = np.abs(a.view(bits).astype(np.int64) - b.view(bits).astype(np.int64))
-    return np.where(np.isnan(a) & np.isnan(b), 0, gap)
 
 
 def _values(shape, dtype, seed=0, scale=6.0):
@@ -52,12 +46,12 @@ def test_forward_within_two_ulps_of_numpy(member, shape, dtype, n_threads):
         assert got.dtype == x0.dtype and got.shape == x0.shape
         # (each kernel a few ulps from the exact value: NumPy's float32 exp up to 3 here,
         # ember_math.h's <= 2, as torch's; in float64 both within 1)
-        assert _ulps(got, want).max(initial=0) <= 5
+        assert ulps(got, want).max(initial=0) <= 5
         with np.errstate(all="ignore"):
             exact = member.kernel.numpy(x0.astype(np.float64)).astype(dtype)
         if dtype == np.float32:  # (where e^-x stays finite in float: beyond it both give 0)
             inside = np.abs(x0) < 88
-            assert _ulps(got, exact)[inside].max(initial=0) <= 2
+            assert ulps(got, exact)[inside].max(initial=0) <= 2
         special = ~np.isfinite(want) | (want == 0)  # (NaN, infinities and zeros: the same)
         assert_bits(got[special], want[special])
 

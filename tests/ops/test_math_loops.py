@@ -17,16 +17,11 @@ import ember
 from ember import _cpu, native
 from ember.ops import _math_loops, loss_ops
 from ember.ops import activation as A
+from native._differential import numpy_float32_excess, ulps
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
 
 SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, -100.0, 100.0, 1e-30, -1e-30, -1e-7, 1e-7]
-
-
-def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    bits = np.int64 if a.dtype == np.float64 else np.int32
-    gap = np.abs(a.view(bits).astype(np.int64) - b.view(bits).astype(np.int64))
-    return np.where(np.isnan(a) & np.isnan(b), 0, gap)
 
 
 def _inputs(dtype) -> np.ndarray:
@@ -37,7 +32,8 @@ def _inputs(dtype) -> np.ndarray:
 
 # (name, member, params, torch's function, ulps from the NumPy kernel, ulps from torch).
 # The bounds: expm1 / log1p within 1 ulp in each kernel, then one or two roundings of the
-# composite (selu's scale, mish's tanh over a sum), seen at most 1-3 ulps on 22,000 inputs
+# composite (selu's scale, mish's tanh over a sum), seen at most 1-3 ulps on 22,000 inputs;
+# float32 allows NumPy's own loops' excess on this CPU more (`numpy_float32_excess`)
 UNARY = [
     ("elu", A.elu_p, dict(alpha=1.0, scale=1.0, input_scale=1.0),
      torch.nn.functional.elu, 1, 1),
@@ -68,7 +64,8 @@ def test_unary_twin_agrees_with_the_numpy_kernel(name, member, params, theirs, b
         got = member.kernel.native(lib, x, **params)
         want = member.kernel.numpy(x, **params)
     assert got.dtype == x.dtype and got.shape == x.shape
-    assert _ulps(got, want).max() <= bound
+    extra = numpy_float32_excess() if dtype == np.float32 else 0
+    assert ulps(got, want).max() <= bound + extra
     # NaN, +-inf and +-0: the same values and zero signs
     np.testing.assert_array_equal(got[:5], want[:5])
     np.testing.assert_array_equal(np.signbit(got[:5]), np.signbit(want[:5]))
@@ -76,7 +73,7 @@ def test_unary_twin_agrees_with_the_numpy_kernel(name, member, params, theirs, b
     # that each side rounds from a different product)
     ref = theirs(torch.tensor(x)).numpy()
     normal = ~(np.abs(ref) < np.finfo(dtype).tiny)
-    assert _ulps(got, ref)[normal].max() <= from_torch
+    assert ulps(got, ref)[normal].max() <= from_torch
 
 
 def test_eager_runs_the_twin_on_every_layout_and_size(monkeypatch):
@@ -168,7 +165,7 @@ def test_loops_write_into_a_strided_out():
     out = np.zeros((64, 2), np.float32)[:, 0]  # (every other float: not contiguous)
     assert m.log1p(np.abs(x), out=out) is out
     np.testing.assert_array_equal(out, m.log1p(np.abs(x)))
-    assert _ulps(out, np.log1p(np.abs(x))).max() <= 1
+    assert ulps(out, np.log1p(np.abs(x))).max() <= 1
     # a dtype the loops lack goes to NumPy's own ufunc
     ints = np.arange(5)
     np.testing.assert_array_equal(m.expm1(ints), np.expm1(ints))

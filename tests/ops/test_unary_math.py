@@ -9,6 +9,7 @@ import torch
 
 import ember
 from ember.ops import _math_loops, unary_math
+from native._differential import numpy_float32_excess, ulps
 from ops._elementwise import Spec, make, same_outcome, unary_tests
 
 from helpers import assert_same, same_error, same_message
@@ -275,13 +276,6 @@ def test_erfinv_native_twin_gives_the_numpy_kernels_bits(n_threads):
 # -- erfc, log1p, expm1, log2 and log10: native twins (csrc/math_maps.c) beside the NumPy
 # kernels
 
-def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """|a - b| in units in the last place, where neither is NaN (both NaN: 0)."""
-    bits = np.int64 if a.dtype == np.float64 else np.int32
-    gap = np.abs(a.view(bits).astype(np.int64) - b.view(bits).astype(np.int64))
-    return np.where(np.isnan(a) & np.isnan(b), 0, gap)
-
-
 def _map_inputs(name: str, n: int) -> np.ndarray:
     rng = np.random.default_rng(11)
     mags = np.exp(rng.uniform(-100, 88, n))
@@ -323,12 +317,24 @@ def test_native_twin_agrees_with_the_numpy_kernel(name, dtype, bound, from_torch
     with threads(n_threads):
         got = kernel.native(lib, x)
         want = kernel.numpy(x)
-        gap = _ulps(got, want)
-        assert gap.max() <= max(bound, 1) and (gap > bound).mean() < 1e-4, (gap.max(),)
-        # NaN, +-inf and +-0 give the same values and signs (expm1(1.0f): ember's is the
-        # correctly rounded float, glibc's expm1f the one below: the bound above)
+        # (a NumPy kernel over NumPy's own float32 loops strays by their excess on this CPU)
+        slack = numpy_float32_excess() if dtype == np.float32 and name in ("log1p",
+                                                                              "expm1") else 0
+        gap = ulps(got, want)
+        assert gap.max() <= max(bound, 1) + slack and (gap > bound + slack).mean() < 1e-4, (
+            gap.max(),)
+        if dtype == np.float32:  # (the twin's own bound, from the double's value rounded)
+            with np.errstate(all="ignore"):
+                f = np.vectorize(math.erfc) if name == "erfc" else getattr(np, name)
+                ref = f(x.astype(np.float64)).astype(np.float32)
+            assert ulps(got, ref).max() <= max(bound, 1)
+        # NaN, +-inf and +-0 give the same values, and the same signs where not NaN
+        # (expm1(1.0f): ember's is the correctly rounded float, glibc's expm1f the one
+        # below: the bound above; log2(-inf)'s NaN is negative in NumPy's AVX-512 loop)
         np.testing.assert_array_equal(got[:5], want[:5])
-        np.testing.assert_array_equal(np.signbit(got[1:5]), np.signbit(want[1:5]))
+        number = ~np.isnan(want[1:5])
+        np.testing.assert_array_equal(np.signbit(got[1:5])[number],
+                                      np.signbit(want[1:5])[number])
         # eager runs the native twin, on every layout and on sizes around the vector width
         np.testing.assert_array_equal(getattr(ember, name)(ember.tensor(x)).numpy(), got)
         for n in (0, 1, 17, 1001):
@@ -336,7 +342,7 @@ def test_native_twin_agrees_with_the_numpy_kernel(name, dtype, bound, from_torch
             for view in layouts(a).values():
                 np.testing.assert_array_equal(kernel(view), got[:2 * n].reshape(a.shape))
     theirs = getattr(torch, name)(torch.tensor(x)).numpy()
-    assert _ulps(got, theirs).max() <= from_torch
+    assert ulps(got, theirs).max() <= from_torch
 
 
 def test_log2_log10_float32_exact_at_powers():
