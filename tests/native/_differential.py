@@ -34,6 +34,15 @@ def layouts(a: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+ONE_VALUES = [1.5, -0.0, np.nan, -np.inf]
+
+
+def one_value(value: float, shape: tuple, dtype) -> np.ndarray:
+    """`value` broadcast over `shape`, every stride 0 (as the gradient of a sum or a mean
+    reaches the derivative kernels)."""
+    return np.broadcast_to(np.array(value, dtype), shape)
+
+
 def broadcast_rows(a: np.ndarray) -> np.ndarray:
     """`a` with every entry of dim 0 equal to the first (so `layouts` adds a broadcast view)."""
     return np.broadcast_to(a[:1], a.shape).copy()

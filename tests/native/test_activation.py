@@ -13,7 +13,14 @@ import ember
 from ember import native
 from ember.ops import activation, activation_backward
 from ember.ops.activation import relu_p, threshold_backward_p
-from native._differential import assert_bits, layouts, threads, with_specials
+from native._differential import (
+    ONE_VALUES,
+    assert_bits,
+    layouts,
+    one_value,
+    threads,
+    with_specials,
+)
 
 from helpers import rand_array
 
@@ -50,6 +57,23 @@ def test_threshold_backward_is_numpys_bit_for_bit(shape, dtype, threshold, n_thr
     for g in layouts(g0).values():
         with threads(n_threads):
             got = _run(g, x0, threshold)
+        assert_bits(got, want)
+
+
+@needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1,), (255,), (257,), (3, 1000), (4, 65, 257)], ids=str)
+def test_threshold_backward_of_one_value_broadcast_is_read_in_place(shape, dtype, n_threads):
+    """The gradient of a sum or a mean (one value, every stride 0) goes to the C kernel as
+    it is, and gives the bits of the same gradient written out."""
+    x0 = with_specials(np.round(rand_array(shape, np.float64, low=-3, high=3), 1).astype(dtype))
+    for value in ONE_VALUES:
+        g = one_value(value, shape, dtype)
+        want = TWINS[0](g.copy(), x0, threshold=0)
+        with threads(n_threads):
+            got = TWINS[1](native.library("activation"), g, x0, threshold=0)
+        assert got is not NotImplemented
         assert_bits(got, want)
 
 

@@ -16,7 +16,14 @@ import ember
 from ember import native
 from ember.ops import binary
 from ember.ops.binary import add_fn, div_fn, mul_fn, sub_fn
-from native._differential import assert_bits, layouts, threads, with_specials
+from native._differential import (
+    ONE_VALUES,
+    assert_bits,
+    layouts,
+    one_value,
+    threads,
+    with_specials,
+)
 
 from helpers import rand_array
 
@@ -156,3 +163,24 @@ def test_in_place_add_still_writes_in_place(mode):
     tv[1:] += tv[:-1].clone()
     assert_bits(a.numpy(), t.numpy())
     assert_bits(v.numpy(), tv.numpy())
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1,), (7, 9), (3, 40000), (2, 65, 257)], ids=str)
+def test_one_value_operand_is_spread_by_the_c_kernel(shape, dtype, n_threads, op):
+    """An operand of one value broadcast over the other's shape (every stride 0: the
+    gradient of a sum, `x * tensor(2.)` expanded) takes the broadcast C form, its work
+    split by elements over the threads (a single long row too), and gives NumPy's bits,
+    either side."""
+    fn, ufunc = OPS[op]
+    a0, _ = _operands(shape, dtype)
+    lib = native.library("binary")
+    for value in ONE_VALUES:
+        b = one_value(value, shape, dtype)
+        for x, y in ((a0, b), (b, a0)):
+            with threads(n_threads):
+                got = native.twins(fn)[1](lib, x, y)
+            assert got is not NotImplemented
+            assert_bits(got, ufunc(x, y))

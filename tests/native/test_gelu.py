@@ -95,3 +95,25 @@ def test_eager_gelu_is_the_compiled_fused_loop_bit_for_bit(shape):
     # (one loop: the backward's product by the incoming gradient merged between them)
     (line,) = [ln for ln in program.code.splitlines() if "gelu_backward" in ln]
     assert "fused C loop: gelu," in line
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("view", ["transposed", "flipped", "strided"])
+def test_a_views_gelu_has_the_contiguous_bits_and_torchs_layout(view, n_threads):
+    """A view is computed in one C pass over a copy: its values do not depend on the
+    layout, and the result is laid out as the input (PyTorch's empty_like)."""
+    import torch
+
+    x0 = _x(96 * 130, seed=4).reshape(96, 130)
+    pick = {"transposed": lambda t: t.t(), "flipped": lambda t: t.flip(1),
+            "strided": lambda t: t[::2, 1::3]}[view]
+    with threads(n_threads):
+        x = pick(ember.tensor(x0, requires_grad=True).detach().requires_grad_())
+        want_x = ember.tensor(np.ascontiguousarray(x.detach().numpy()), requires_grad=True)
+        y, want = ember.nn.functional.gelu(x), ember.nn.functional.gelu(want_x)
+        g = ember.ones_like(y) * 0.25
+        (gx,) = ember.autograd.grad(y, x, g)
+        (want_gx,) = ember.autograd.grad(want, want_x, g)
+    assert_bits(y.detach().numpy(), want.detach().numpy())
+    assert_bits(gx.numpy(), want_gx.numpy())
+    assert y.stride() == torch.nn.functional.gelu(pick(torch.tensor(x0))).stride()

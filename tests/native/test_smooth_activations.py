@@ -16,7 +16,15 @@ from ember import native
 from ember.ops import activation_backward as ab
 from ember.ops.activation import silu_p
 from ember.ops.unary import sigmoid_p
-from native._differential import assert_bits, layouts, threads, ulps, with_specials
+from native._differential import (
+    ONE_VALUES,
+    assert_bits,
+    layouts,
+    one_value,
+    threads,
+    ulps,
+    with_specials,
+)
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
 
@@ -82,6 +90,26 @@ def test_derivatives_against_numpy(name, shape, dtype, n_threads):
             assert (gap <= 3 * np.spacing(scale[finite])).all()
         else:
             assert_bits(got, want)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1,), (255,), (257,), (3, 1000), (4, 65, 257)], ids=str)
+@pytest.mark.parametrize("name", ["sigmoid_backward", "tanh_backward", "silu_backward"])
+def test_one_value_gradient_is_read_in_place(name, shape, dtype, n_threads):
+    """A gradient broadcast from one value (a sum's, a mean's) is not written out first:
+    the C kernel reads it in place and gives the bits it gives the written-out gradient
+    (blocks of 256 copies inside: the sizes around one block, and thread splits)."""
+    _, native_kernel = native.twins(getattr(ab, f"{name}_p"))
+    y0 = _values(shape, dtype) if name == "silu_backward" else \
+        with_specials(np.tanh(_values(shape, np.float64)).astype(dtype))
+    lib = native.library("activation")
+    for value in ONE_VALUES:
+        g = one_value(value, shape, dtype)
+        with threads(n_threads), np.errstate(all="ignore"):
+            want = native_kernel(lib, g.copy(), y0)
+            got = native_kernel(lib, g, y0)
+        assert_bits(got, want)
 
 
 def test_mixed_dtypes_and_shapes_go_to_numpy():

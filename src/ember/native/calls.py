@@ -47,6 +47,12 @@ _at = ctypes.c_void_p.from_address
 _DATA = _data_offset()
 
 
+def c_order(a: np.ndarray) -> np.ndarray:
+    """`a` itself if C-contiguous, else a C-order copy; a 0-d array stays 0-d (NumPy's
+    `ascontiguousarray` makes it 1-d)."""
+    return a if a.flags.c_contiguous else np.array(a, order="C")
+
+
 def ptr(a: np.ndarray | None) -> int | None:
     """The address of `a`'s first element (None, a C NULL, for None). Read from the array
     object itself: `__array_interface__` builds a dict each time (1.3 us against 0.2)."""

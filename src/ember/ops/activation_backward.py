@@ -74,20 +74,33 @@ def _threshold_backward_kernel(g, x, *, threshold):
                           out=keep if keep.shape == g.shape else None).view(g.dtype)
 
 
+def grad_operand(g: np.ndarray, shape: tuple):
+    """The incoming gradient as the C derivative kernels read it: (array, 1) C-order and of
+    `shape` (copied if it is not), or (g, 0) for one value broadcast over `shape` (the
+    gradient of a sum or a mean: read in place, not materialised); None where g's shape is
+    another."""
+    if g.shape != shape:
+        return None
+    if g.size and not any(g.strides) and not g.flags.c_contiguous:
+        return g, 0
+    return calls.c_order(g), 1
+
+
 def _threshold_backward_native(lib, g, x, *, threshold):
     """The same select in C (csrc/activation.c): one pass, split over the native pool, for
-    float32 / float64 operands of one shape and layout (C-contiguous) of 64K elements or
-    more (below that NumPy's three loops cost less than the call's setup)."""
+    float32 / float64 operands of one shape, x C-contiguous and g too or broadcast from one
+    value, of 64K elements or more (below that NumPy's three loops cost less than the
+    call's setup)."""
     if g.size < _NATIVE_MIN:
         return NotImplemented
     sfx = calls.suffix(g, x)
-    if sfx is None or g.shape != x.shape or not (
-            g.flags.c_contiguous and x.flags.c_contiguous) or not isinstance(
-            threshold, (int, float)):
+    operand = None if sfx is None else grad_operand(g, x.shape)
+    if operand is None or not x.flags.c_contiguous or not isinstance(threshold, (int, float)):
         return NotImplemented
-    out = np.empty_like(g)
-    calls.entry(lib, f"threshold_backward_{sfx}", [calls.P] * 3 + [calls.I64, calls.F64])(
-        calls.ptr(g), calls.ptr(x), calls.ptr(out), g.size, threshold)
+    out = np.empty_like(x)
+    calls.entry(lib, f"threshold_backward_{sfx}",
+                [calls.P, calls.I64, calls.P, calls.P, calls.I64, calls.F64])(
+        calls.ptr(operand[0]), operand[1], calls.ptr(x), calls.ptr(out), g.size, threshold)
     return out
 
 
@@ -201,17 +214,19 @@ _SMOOTH = {"sigmoid_backward": 0, "tanh_backward": 1, "silu_backward": 2}
 
 def _smooth_native(name: str):
     """The one-pass C kernel of `name` for float32 / float64 operands of one shape (copied to
-    C order where they are not: a gradient from a sum is a broadcast view)."""
+    C order where they are not, but for a gradient broadcast from one value)."""
     kind = _SMOOTH[name]
 
     def kernel(lib, g, y):
         sfx = calls.suffix(g, y)
-        if sfx is None or g.shape != y.shape:
+        operand = None if sfx is None else grad_operand(g, y.shape)
+        if operand is None:
             return NotImplemented
-        out = np.empty(y.shape, y.dtype)  # (ascontiguousarray makes a 0-d array 1-d)
-        g, y = np.ascontiguousarray(g), np.ascontiguousarray(y)
-        calls.entry(lib, f"smooth_backward_{sfx}", [calls.P] * 3 + [calls.I64, calls.INT],
-                    calls.INT)(calls.ptr(g), calls.ptr(y), calls.ptr(out), y.size, kind)
+        out = np.empty(y.shape, y.dtype)
+        y = calls.c_order(y)
+        calls.entry(lib, f"smooth_backward_{sfx}",
+                    [calls.P, calls.I64, calls.P, calls.P, calls.I64, calls.INT], calls.INT)(
+            calls.ptr(operand[0]), operand[1], calls.ptr(y), calls.ptr(out), y.size, kind)
         return out
 
     kernel.__name__ = f"_{name}_native"

@@ -13,6 +13,7 @@ Tensor go straight to these functions.
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numpy as np
 
@@ -140,7 +141,10 @@ def _native_twin(name: str):
     ones of one shape through float32 (C casts); NumPy's ufunc for everything else."""
     def run(lib, a, b, **params):
         if params or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or \
-                a.dtype != b.dtype or not (a.flags.c_contiguous and b.flags.c_contiguous):
+                a.dtype != b.dtype:
+            return NotImplemented
+        a, b = one_value(a), one_value(b)
+        if not (a.flags.c_contiguous and b.flags.c_contiguous):
             return NotImplemented
         sfx = calls.SUFFIX.get(a.dtype)
         if sfx is None:
@@ -160,10 +164,21 @@ def _native_twin(name: str):
     return run
 
 
+def one_value(a: np.ndarray) -> np.ndarray:
+    """A view of one value broadcast over a shape (every stride 0: the gradient of a sum or
+    a mean) as its size-1 corner, which the broadcast kernels spread again; `a` itself
+    otherwise."""
+    if a.ndim and not any(a.strides) and a.size > 1:
+        return a[(slice(0, 1),) * a.ndim]
+    return a
+
+
+@functools.lru_cache(maxsize=512)
 def _rows3(a_shape: tuple, b_shape: tuple):
     """(out shape, (p, q, r), a's strides, b's strides) for C-order `a` op `b` broadcast
     against each other, the result's dims merged into at most three groups along which
-    each operand is whole or broadcast; None where more groups are needed."""
+    each operand is whole or broadcast; None where more groups are needed. The strides are
+    C arrays, made once per pair of shapes (the kernels only read them)."""
     shape = broadcast_shapes(a_shape, b_shape)
     n = len(shape)
     sa = (1,) * (n - len(a_shape)) + tuple(a_shape)
@@ -187,7 +202,8 @@ def _rows3(a_shape: tuple, b_shape: tuple):
             if groups[g][k]:
                 st[g], step = step, step * groups[g][0]
         strides.append(st)
-    return shape, tuple(g[0] for g in groups), strides[0], strides[1]
+    return shape, tuple(g[0] for g in groups), (ctypes.c_int64 * 3)(*strides[0]), \
+        (ctypes.c_int64 * 3)(*strides[1])
 
 
 def _broadcast_native(lib, fname: str, a: np.ndarray, b: np.ndarray):
@@ -199,7 +215,7 @@ def _broadcast_native(lib, fname: str, a: np.ndarray, b: np.ndarray):
     shape, (p, q, r), sa, sb = plan
     out = np.empty(shape, a.dtype)
     calls.entry(lib, fname, [calls.P, calls.P, calls.P, calls.P, calls.P] + [calls.I64] * 3)(
-        calls.ptr(a), (ctypes.c_int64 * 3)(*sa), calls.ptr(b), (ctypes.c_int64 * 3)(*sb),
+        calls.ptr(a), sa, calls.ptr(b), sb,
         calls.ptr(out), p, q, r)
     return out
 

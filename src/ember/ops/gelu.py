@@ -137,16 +137,35 @@ def _activation_lib(*arrays):
     return native.library("activation") if native.mode() == "native" else None
 
 
-def _gelu_f32(x):
+def _in_layout_of(x, res):
+    """`res` (C order) in `x`'s layout, as `empty_like(x)` lays it out."""
+    if x.flags.c_contiguous:
+        return res
     out = np.empty_like(x)
-    elementwise(_gelu_body_native, out, x)
+    out[...] = res
     return out
 
 
+def _gelu_f32(x):
+    xc = calls.c_order(x)
+    if _activation_lib(xc) is None:
+        out = np.empty_like(x)
+        elementwise(_gelu_body, out, x)
+        return out
+    out = np.empty_like(xc)
+    _gelu_body_native(out, xc)  # (one call: the C splits the work over the kernel threads)
+    return _in_layout_of(x, out)
+
+
 def _gelu_grad_f32(g, x, y):
-    res = np.empty_like(x)
-    elementwise(_gelu_grad_body_native, res, g, x, y)
-    return res
+    arrays = [calls.c_order(a) for a in (g, x, y)]
+    if _activation_lib(*arrays) is None:
+        res = np.empty_like(x)
+        elementwise(_gelu_grad_body, res, g, x, y)
+        return res
+    res = np.empty_like(arrays[1])
+    _gelu_grad_body_native(res, *arrays)
+    return _in_layout_of(x, res)
 
 
 @lowp

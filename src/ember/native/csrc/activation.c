@@ -20,7 +20,7 @@
  * roundings in their order (every Python number rounded to float first, as NumPy treats a
  * number next to an array; IEEE, no contraction) and ember_math.h's exp for NumPy's, so
  * within 2 ulps of the NumPy kernels, and bit for bit what a compiled program's fused loop
- * computes (both call gelu.h). Contiguous arrays; the caller splits the work over threads.
+ * computes (both call gelu.h). Contiguous arrays, split over the kernel threads here.
  */
 #include <math.h>
 
@@ -28,23 +28,45 @@
 #include "gelu.h"
 #include "silu.h"
 
+/* The derivative kernels take the incoming gradient g either whole (gs = 1) or as one value
+ * broadcast over every element (gs = 0: the gradient of a sum or a mean). A broadcast g is
+ * read from a block of copies, so that one loop body, vectorised, serves both. */
+#define EMBER_G_BLOCK 256
+
+/* Calls body(gg, i0, m) over [lo, hi) in blocks of m elements starting at i0, gg[0..m) the
+ * block's gradients. */
+#define EMBER_OVER_G(g, gs, lo, hi, body)                                                  \
+    do {                                                                                   \
+        scalar_t copies_[EMBER_G_BLOCK];                                                   \
+        if (!(gs))                                                                         \
+            for (int k_ = 0; k_ < EMBER_G_BLOCK; k_++) copies_[k_] = (g)[0];               \
+        for (int64_t i0 = (lo); i0 < (hi); i0 += EMBER_G_BLOCK) {                          \
+            const int64_t m = EMBER_MIN((int64_t)EMBER_G_BLOCK, (hi) - i0);                \
+            const scalar_t *restrict gg = (gs) ? (g) + i0 : copies_;                        \
+            body;                                                                          \
+        }                                                                                  \
+    } while (0)
+
 typedef struct {
     const scalar_t *g, *x;
     scalar_t *out;
     scalar_t threshold;
+    int64_t gs;
 } FN(threshold_backward_args);
 
 static void FN(threshold_backward_task)(void *p, int64_t lo, int64_t hi) {
     const FN(threshold_backward_args) *a = p;
-    const scalar_t *restrict g = a->g, *restrict x = a->x;
+    const scalar_t *restrict x = a->x;
     scalar_t *restrict out = a->out;
     const scalar_t t = a->threshold;
-    for (int64_t i = lo; i < hi; i++) out[i] = x[i] <= t ? (scalar_t)0 : g[i];
+    EMBER_OVER_G(a->g, a->gs, lo, hi, {
+        for (int64_t i = 0; i < m; i++) out[i0 + i] = x[i0 + i] <= t ? (scalar_t)0 : gg[i];
+    });
 }
 
-void FN(threshold_backward)(const scalar_t *g, const scalar_t *x, scalar_t *out, int64_t n,
-                            double threshold) {
-    FN(threshold_backward_args) a = {g, x, out, (scalar_t)threshold};
+void FN(threshold_backward)(const scalar_t *g, int64_t gs, const scalar_t *x, scalar_t *out,
+                            int64_t n, double threshold) {
+    FN(threshold_backward_args) a = {g, x, out, (scalar_t)threshold, gs};
     ember_parallel_for(FN(threshold_backward_task), &a, n, 1 << 15);
 }
 
@@ -92,31 +114,40 @@ typedef struct {
     const scalar_t *g, *y;
     scalar_t *out;
     int kind;
+    int64_t gs;
 } FN(smooth_backward_args);
 
 static void FN(smooth_backward_task)(void *p, int64_t lo, int64_t hi) {
     const FN(smooth_backward_args) *a = p;
-    const scalar_t *restrict g = a->g, *restrict y = a->y;
+    const scalar_t *restrict y = a->y;
     scalar_t *restrict out = a->out;
     const scalar_t one = 1;
     switch (a->kind) {
     case EMBER_SIGMOID_BACKWARD:
-        for (int64_t i = lo; i < hi; i++) out[i] = (g[i] * (one - y[i])) * y[i];
+        EMBER_OVER_G(a->g, a->gs, lo, hi, {
+            for (int64_t i = 0; i < m; i++)
+                out[i0 + i] = (gg[i] * (one - y[i0 + i])) * y[i0 + i];
+        });
         break;
     case EMBER_TANH_BACKWARD: /* (1 - y^2 rounded once, as PyTorch's compiled kernel) */
-        for (int64_t i = lo; i < hi; i++) out[i] = g[i] * EMBER_FMA_T(-y[i], y[i], one);
+        EMBER_OVER_G(a->g, a->gs, lo, hi, {
+            for (int64_t i = 0; i < m; i++)
+                out[i0 + i] = gg[i] * EMBER_FMA_T(-y[i0 + i], y[i0 + i], one);
+        });
         break;
     case EMBER_SILU_BACKWARD:
-        for (int64_t i = lo; i < hi; i++) out[i] = ember_silu_grad_t(g[i], y[i]);
+        EMBER_OVER_G(a->g, a->gs, lo, hi, {
+            for (int64_t i = 0; i < m; i++) out[i0 + i] = ember_silu_grad_t(gg[i], y[i0 + i]);
+        });
         break;
     }
 }
 
 /* Returns -1 for an unknown kind (nothing written). */
-int FN(smooth_backward)(const scalar_t *g, const scalar_t *y, scalar_t *out, int64_t n,
-                        int kind) {
+int FN(smooth_backward)(const scalar_t *g, int64_t gs, const scalar_t *y, scalar_t *out,
+                        int64_t n, int kind) {
     if (kind < EMBER_SIGMOID_BACKWARD || kind > EMBER_SILU_BACKWARD) return -1;
-    FN(smooth_backward_args) a = {g, y, out, kind};
+    FN(smooth_backward_args) a = {g, y, out, kind, gs};
     ember_parallel_for(FN(smooth_backward_task), &a, n, 1 << 15);
     return 0;
 }
@@ -204,20 +235,44 @@ int FN(piecewise)(const scalar_t *x, scalar_t *out, int64_t n, int kind, double 
 }
 
 /* GELU and its derivative (float32 only; gelu.h, shared with compiled programs' fused
- * loops). `q`: Q's coefficients in double (rounded to float here, as NumPy rounds them);
- * returns -1 for a Q of another degree. */
+ * loops), split over the kernel threads. `q`: Q's coefficients in double (rounded to float
+ * here, as NumPy rounds them); returns -1 for a Q of another degree. */
+typedef struct {
+    const float *g, *x, *y;
+    float *out;
+    float q[EMBER_GELU_NQ];
+    float c;
+} FN(gelu_args);
+
+static void FN(gelu_forward_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(gelu_args) *a = p;
+    const float *restrict x = a->x;
+    float *restrict out = a->out;
+    float q[EMBER_GELU_NQ];
+    for (int k = 0; k < EMBER_GELU_NQ; k++) q[k] = a->q[k];
+    const float c = a->c;
+    for (int64_t i = lo; i < hi; i++) out[i] = ember_gelu_f(x[i], q, c);
+}
+
+static void FN(gelu_backward_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(gelu_args) *a = p;
+    const float *restrict g = a->g, *restrict x = a->x, *restrict y = a->y;
+    float *restrict out = a->out;
+    const float c = a->c;
+    for (int64_t i = lo; i < hi; i++) out[i] = ember_gelu_grad_f(g[i], x[i], y[i], c);
+}
+
 int FN(gelu_forward)(const float *x, float *out, int64_t n, const double *q, int64_t nq,
                      double c) {
     if (nq != EMBER_GELU_NQ) return -1;
-    float qs[EMBER_GELU_NQ];
-    for (int k = 0; k < EMBER_GELU_NQ; k++) qs[k] = (float)q[k];
-    const float cs = (float)c;
-    for (int64_t i = 0; i < n; i++) out[i] = ember_gelu_f(x[i], qs, cs);
+    FN(gelu_args) a = {NULL, x, NULL, out, {0}, (float)c};
+    for (int k = 0; k < EMBER_GELU_NQ; k++) a.q[k] = (float)q[k];
+    ember_parallel_for(FN(gelu_forward_task), &a, n, 1 << 14);
     return 0;
 }
 
 void FN(gelu_backward)(const float *g, const float *x, const float *y, float *res, int64_t n,
                        double c2) {
-    const float cs = (float)c2;
-    for (int64_t i = 0; i < n; i++) res[i] = ember_gelu_grad_f(g[i], x[i], y[i], cs);
+    FN(gelu_args) a = {g, x, y, res, {0}, (float)c2};
+    ember_parallel_for(FN(gelu_backward_task), &a, n, 1 << 14);
 }

@@ -45,26 +45,29 @@ typedef struct {
     int64_t q, r, as[3], bs[3];
 } FN(binary3_args);
 
+/* (the work is split by elements, not rows: one long broadcast row, x * a 0-d tensor, is
+ * shared out too) */
 #define EMBER_BINARY3(name, op)                                                            \
     static void FN(name##3_task)(void *p, int64_t lo, int64_t hi) {                        \
         const FN(binary3_args) *t = p;                                                     \
         const int64_t q = t->q, r = t->r;                                                  \
-        for (int64_t row = lo; row < hi; row++) {                                          \
+        for (int64_t row = lo / r; row * r < hi; row++) {                                  \
             const int64_t i = row / q, j = row % q;                                        \
+            const int64_t k0 = EMBER_MAX(lo - row * r, 0), k1 = EMBER_MIN(hi - row * r, r); \
             const scalar_t *restrict a = t->a + i * t->as[0] + j * t->as[1];               \
             const scalar_t *restrict b = t->b + i * t->bs[0] + j * t->bs[1];               \
             scalar_t *restrict out = t->out + row * r;                                     \
             if (t->as[2] && t->bs[2]) {                                                    \
-                for (int64_t k = 0; k < r; k++) out[k] = a[k] op b[k];                     \
+                for (int64_t k = k0; k < k1; k++) out[k] = a[k] op b[k];                   \
             } else if (t->as[2]) {                                                         \
                 const scalar_t y = b[0];                                                   \
-                for (int64_t k = 0; k < r; k++) out[k] = a[k] op y;                        \
+                for (int64_t k = k0; k < k1; k++) out[k] = a[k] op y;                      \
             } else if (t->bs[2]) {                                                         \
                 const scalar_t x = a[0];                                                   \
-                for (int64_t k = 0; k < r; k++) out[k] = x op b[k];                        \
+                for (int64_t k = k0; k < k1; k++) out[k] = x op b[k];                      \
             } else {                                                                       \
                 const scalar_t v = a[0] op b[0];                                           \
-                for (int64_t k = 0; k < r; k++) out[k] = v;                                \
+                for (int64_t k = k0; k < k1; k++) out[k] = v;                              \
             }                                                                              \
         }                                                                                  \
     }                                                                                      \
@@ -72,7 +75,7 @@ typedef struct {
                      const int64_t *bs, scalar_t *out, int64_t p, int64_t q, int64_t r) {  \
         FN(binary3_args) t = {a, b, out, q, r, {as[0], as[1], as[2]},                      \
                               {bs[0], bs[1], bs[2]}};                                      \
-        ember_parallel_for(FN(name##3_task), &t, p * q, EMBER_MAX((1 << 15) / r, 1));       \
+        ember_parallel_for(FN(name##3_task), &t, p * q * r, 1 << 15);                      \
     }
 
 EMBER_BINARY3(add, +)
