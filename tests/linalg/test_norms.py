@@ -37,6 +37,31 @@ def test_vector_norm_of_zero_vector_has_zero_gradient():
     check_op(lambda x: L.vector_norm(x), lambda x: TL.vector_norm(x), np.zeros((3,), np.float32))
 
 
+def test_two_norm_gradient_is_g_times_x_over_the_norm_as_torchs():
+    """PyTorch's ord-2 derivative is g * (x / n), x / n set to +0.0 where the norm is 0: a
+    zero row's elements, -0.0 among them, take g's sign; elsewhere the bits of that order
+    (worked here from ember's own norms in NumPy; torch's norms may differ in the last bit,
+    a vectorised sum of squares)."""
+    x0 = rand_array((6, 33), np.float32)
+    x0[0] = 0.0
+    x0[0, 3] = -0.0
+    g0 = rand_array((6,), np.float32, seed=1)
+    g0[0] = -1.0
+    res = {}
+    for lib in (ember, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        n = lib.linalg.vector_norm(x, dim=1)
+        n.backward(lib.tensor(g0))
+        res[lib.__name__] = x.grad.numpy(), n.detach().numpy()
+    got, n = res["ember"]
+    with np.errstate(invalid="ignore"):
+        want = g0[:, None] * np.where(n[:, None] == 0, np.float32(0), x0 / n[:, None])
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+    np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(res["torch"][0][0]))
+    assert np.signbit(got[0]).all()
+    np.testing.assert_allclose(got, res["torch"][0], rtol=2e-6)  # (the norms' last bits)
+
+
 MATRIX_ORDS = ["fro", "nuc", 2, -2, 1, -1, INF, -INF]
 
 

@@ -88,11 +88,14 @@ def test_common_select_equals_np_where_on_every_path():
         cond = x > 0
         cases = [(x, 0.0), (0.5, x), (x, x[::-1].copy()), (x.T.copy().T, x), (x, x[:1]),
                  (x.astype(np.float64), x), (x.astype(np.float16), np.float16(2))]
+        # (a condition per row or per column, smaller than the result: spread first)
+        rows, cols = cond[:, :1], cond[:1]
         for mode in ("numpy",) + (("native",) if native.available() else ()):
             with native.use(mode):  # (NumPy's line of make test loads no native code)
-                for a, b in cases:
-                    want = np.where(cond, a, b)
-                    _same_bits(_common.select(cond, a, b), want)
+                for c, (a, b) in [(cond, case) for case in cases] + [
+                        (rows, (0.0, x)), (cols, (x, x[::-1].copy())), (rows[:1, :1], (x, 0.0))]:
+                    want = np.where(c, a, b)
+                    _same_bits(_common.select(c, a, b), want)
 
 
 def test_where_and_masked_fill_take_the_blend():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
 import numpy as np
@@ -614,11 +615,14 @@ def select(cond, a, b):
     kernels are on, one C pass blends the bits (`_select_native`, about 40x).
     """
     d = np.result_type(a, b)
-    n = np.size(cond)
+    shape = np.broadcast_shapes(np.shape(cond), np.shape(a), np.shape(b))
+    n = math.prod(shape)
     if n < _SELECT_NATIVE_MIN or d.itemsize not in (1, 2, 4, 8) or d.kind == "O":
         return np.where(cond, a, b)
     a = np.asarray(a, d)
     b = np.asarray(b, d)
+    if np.shape(cond) != shape:  # (a per-row condition: spread first, a byte an element)
+        cond = np.ascontiguousarray(np.broadcast_to(cond, shape))
     out = select_native(cond, a, b)
     if out is not None:
         return out

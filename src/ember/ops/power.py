@@ -50,6 +50,8 @@ def _float_pow_scalar(a, e: float):
     # NOTE: NumPy's generic float pow is ~250x slower than multiplication; PyTorch itself
     # special-cases 2, 3, 0.5, -0.5, -1, -2, and small integer powers go by squaring in
     # float64 here (one rounding to float32, as std::pow would give).
+    if e == 1:  # (pow's derivative at 2 takes x ** 1: a copy, as PyTorch's)
+        return np.copy(a, order="K")
     if e == 2:
         return a * a
     if e == 3:

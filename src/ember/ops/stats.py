@@ -146,8 +146,9 @@ def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
     zero_n = n == 0
     safe_n = where(zero_n, 1, n)
     if ord == 2:
-        # (masked after the product, as PyTorch: a -0.0 element of a zero vector gets +0.0)
-        return where(zero_n, 0, x * (g / safe_n))
+        # (as PyTorch: g * (x / n), x / n masked to +0.0 where the norm is 0, so such an
+        # element takes g's sign)
+        return g * where(zero_n, 0, x / safe_n)
     if ord < 1:
         zero_x = x == 0
         scaled = x.sgn() * where(zero_x, 0, where(zero_x, 1, x.abs()) ** (ord - 1))
