@@ -255,12 +255,13 @@ class _Members(Interpreter):
 def test_the_derivative_kernels_bound_by_backward_are_the_members_checked():
     x = _x("any").requires_grad_()
     loss = F.gelu(x).sum() + x.relu().sum() + x.sigmoid().sum() + x.tanh().sum() + \
-        F.silu(x).sum() + F.hardsigmoid(x).sum()
+        F.silu(x).sum() + F.hardsigmoid(x).sum() + F.gelu(x, approximate="tanh").sum()
     with interpret(_Members()) as rec:
         ember.autograd.grad(loss, x)
-    assert sorted(m.name for m in rec.fns) == ["gelu_backward", "hardsigmoid_backward",
-                                                "sigmoid_backward", "silu_backward",
-                                                "tanh_backward", "threshold_backward"]
+    assert sorted(m.name for m in rec.fns) == ["gelu_backward", "gelu_tanh_backward",
+                                                "hardsigmoid_backward", "sigmoid_backward",
+                                                "silu_backward", "tanh_backward",
+                                                "threshold_backward"]
 
 
 def test_every_member_is_checked_and_has_its_rules():
@@ -270,7 +271,8 @@ def test_every_member_is_checked_and_has_its_rules():
     assert covered == {m for m in unary_p.members if not m.startswith("mlx_")}
     assert set(activation_backward_p.members) == {"threshold_backward", "gelu_backward",
                                                   "sigmoid_backward", "tanh_backward",
-                                                  "silu_backward", "hardsigmoid_backward"}
+                                                  "silu_backward", "hardsigmoid_backward",
+                                                  "gelu_tanh_backward"}
     for fam in (unary_p, activation_backward_p):
         assert batch_rules.get(fam, MISSING) not in (MISSING, BY_LOOP)
         for m in fam.members.values():

@@ -113,8 +113,9 @@ CASES = [
     _u("special_entr", lambda m, x: m.special.entr(x), "pos"),
     # the derivative kernels of relu / threshold and gelu, reached through a gradient
     _u("threshold_backward", lambda m, x: m.func.grad(lambda y: (m.relu(y) * y).sum())(x)),
-    _u("gelu_backward", lambda m, x: m.func.grad(lambda y: _F(m).gelu(y).sum())(x)
-       + m.func.grad(lambda y: _F(m).gelu(y, approximate="tanh").sum())(x)),
+    _u("gelu_backward", lambda m, x: m.func.grad(lambda y: _F(m).gelu(y).sum())(x)),
+    _u("gelu_tanh_backward", lambda m, x: m.func.grad(
+        lambda y: (_F(m).gelu(y, approximate="tanh") * y).sum())(x)),
     # sigmoid's, tanh's and SiLU's (products with y: the second derivatives' every term)
     _u("sigmoid_backward", lambda m, x: m.func.grad(lambda y: (m.sigmoid(y) * y).sum())(x)),
     _u("tanh_backward", lambda m, x: m.func.grad(lambda y: (m.tanh(y) * y).sum())(x)),

@@ -137,6 +137,22 @@ def test_backward_ops_are_named_as_torchs():
     assert e - t <= {"aten::transpose", "aten::expand", "aten::clone", "aten::ones"}
 
 
+def test_activation_derivatives_are_named_as_torchs():
+    """The fused derivative kernels carry the name of PyTorch's op (the tanh GELU's is
+    gelu_backward with approximate="tanh")."""
+    def run(lib, prof_mod):
+        x = _inputs(lib)["x"].requires_grad_()
+        F = lib.nn.functional
+        y = F.gelu(x, approximate="tanh") + F.gelu(x) + x.sigmoid() + x.tanh() + F.silu(x)
+        with prof_mod.profile() as prof:
+            y.backward(lib.ones_like(y))
+        return {ev.name for ev in prof.events() if ev.name.endswith("_backward")}
+
+    e, t = run(ember, eprof), run(torch, tprof)
+    assert e == t == {"aten::gelu_backward", "aten::sigmoid_backward", "aten::tanh_backward",
+                      "aten::silu_backward"}
+
+
 def test_every_primitive_and_member_has_a_name():
     """Names that need no call (the rest are exercised above): a rule table as data."""
     from ember.ops.registry import inplace

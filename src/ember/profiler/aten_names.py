@@ -23,6 +23,7 @@ MEMBERS = {
     "add_alpha": "add", "sub_alpha": "sub", "mul_wide": "mul", "div_wide": "div",
     "div_trunc": "div", "div_floor": "div", "rsub_scalar": "rsub",
     "pow_tensor_scalar": "pow", "pow_tensor_tensor": "pow", "pow_scalar": "pow",
+    "gelu_tanh_backward": "gelu_backward",
     "remainder_scalar": "remainder", "remainder_self_scalar": "remainder",
     "fmod_scalar": "fmod", "round_decimals": "round", "float_class": "isinf",
     "squeeze_dim": "squeeze", "squeeze_dims": "squeeze", "unsafe_view": "_unsafe_view",
