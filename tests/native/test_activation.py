@@ -174,3 +174,45 @@ def test_piecewise_other_dtypes_and_layouts_stay_on_numpy():
         assert native_k(lib, g.astype(np.float16), **params) is NotImplemented
     assert native.twins(activation.hardtanh_p)[1](lib, np.arange(-5, 5), min_val=-1,
                                                   max_val=1) is NotImplemented
+
+
+@needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1,), (7, 9), (3, 1000), (4, 65, 257)], ids=str)
+def test_clamp_by_numbers_is_numpys_bit_for_bit(shape, dtype, n_threads):
+    """clamp / clamp_min / clamp_max by Python numbers take hardtanh's C kernel: the
+    bound-first compares (x kept on a tie, so clamp(-0.0, 0) is -0.0; NaN x kept), bounds
+    rounded to the input's type, min > max giving max, as the NumPy kernel and torch."""
+    from ember.ops.ternary import clamp_fn, clamp_max_fn, clamp_min_fn
+
+    x0 = with_specials(np.round(rand_array(shape, np.float64, low=-3, high=3), 1).astype(dtype))
+    x0.reshape(-1)[4:6] = [0.0, -0.0][: max(x0.size - 4, 0)]
+    cases = [(clamp_fn, (-1, 1)), (clamp_fn, (0, 0.1)), (clamp_fn, (-0.0, np.inf)),
+             (clamp_fn, (2.5, -1.5)), (clamp_min_fn, (0.0, None)), (clamp_max_fn, (None, 0.3)),
+             (clamp_fn, (-np.inf, 1e30))]
+    lib = native.library("activation")
+    for fn, (lo, hi) in cases:
+        numpy_k, native_k = native.twins(fn)
+        with threads(n_threads):
+            got = native_k(lib, x0, lo, hi)
+        assert got is not NotImplemented, (fn.name, lo, hi)
+        assert_bits(got, numpy_k(x0, lo, hi))
+        if x0.size > 1000:  # (and torch's)
+            t = torch.tensor(x0)
+            want = t.clamp(lo, hi) if fn is clamp_fn else (
+                t.clamp_min(lo) if fn is clamp_min_fn else t.clamp_max(hi))
+            assert_bits(got, want.numpy())
+
+
+@needs_native
+def test_clamp_bounds_the_c_kernel_does_not_take_go_to_numpy():
+    from ember.ops.ternary import clamp_fn
+
+    _, native_k = native.twins(clamp_fn)
+    lib = native.library("activation")
+    x = np.linspace(-2, 2, 64, dtype=np.float32)
+    for lo, hi in [(np.nan, 1.0), (np.float64(0.5), 1.0), (-1, 2**60), (0.0, 1j)]:
+        assert native_k(lib, x, lo, hi) is NotImplemented, (lo, hi)
+    assert native_k(lib, x[::2], -1.0, 1.0) is NotImplemented
+    assert native_k(lib, x.astype(np.float16), -1.0, 1.0) is NotImplemented

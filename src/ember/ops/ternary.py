@@ -13,6 +13,7 @@ from .. import native
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
+from ..native import calls
 from . import _multiply_add as multiply_add
 from ._arg_parser_text import (
     called_as_method,
@@ -253,6 +254,41 @@ clamp_max_fn = Member(ternary_p, "clamp_max", _clamp_kernel, _meta3,
                       grad_name="ClampMaxBackward0")
 clamp_max_tensor_fn = Member(ternary_p, "clamp_max_tensor", _clamp_kernel, _meta3,
                              grad_name="ClampMaxBackward1")
+def _c_bound(bound, x) -> bool:
+    """Whether csrc/activation.c's clamp takes `bound` as the NumPy kernel does: None, or a
+    Python number that is not NaN, in x's dtype (rounded to it from a double as NumPy rounds
+    it: an int exact in a double)."""
+    if bound is None:
+        return True
+    if bound.__class__ not in (int, float) or bound != bound or \
+            (bound.__class__ is int and abs(bound) > 1 << 53):
+        return False
+    return np.result_type(bound, x) == x.dtype
+
+
+_C_CLAMP = 2  # (csrc/activation.c's EMBER_CLAMP, the piecewise kind hardtanh uses)
+_CLAMP_NATIVE_MIN = 1 << 10  # (as the piecewise activations': below, NumPy's pass is cheaper)
+
+
+def _clamp_native(lib, x, lo=None, hi=None):
+    """clamp by number bounds in one C pass over the kernel threads (hardtanh's kernel: the
+    bound-first compares, x kept on a tie and NaN x kept, so the NumPy kernel's bits), for a
+    C-order float32 / float64 input; NumPy's np.clip runs on one thread."""
+    sfx = calls.SUFFIX.get(x.dtype) if x.__class__ is np.ndarray else None
+    if sfx is None or not x.flags.c_contiguous or not (_c_bound(lo, x) and _c_bound(hi, x)):
+        return NotImplemented
+    out = np.empty_like(x)
+    calls.entry(lib, f"piecewise_{sfx}", [calls.P, calls.P, calls.I64, calls.INT, calls.F64,
+                                         calls.F64], calls.INT)(
+        calls.ptr(x), calls.ptr(out), x.size, _C_CLAMP, -np.inf if lo is None else float(lo),
+        np.inf if hi is None else float(hi))
+    return out
+
+
+for _fn in (clamp_fn, clamp_min_fn, clamp_max_fn):
+    native.register(_fn, "activation", _clamp_native,
+                    min_size=(globals(), "_CLAMP_NATIVE_MIN"))
+
 _ONE_SIDED = {"min": (clamp_min_fn, clamp_min_tensor_fn),
               "max": (clamp_max_fn, clamp_max_tensor_fn), None: (clamp_fn, clamp_tensor_fn)}
 for _fn in (clamp_fn, clamp_tensor_fn, clamp_min_fn, clamp_min_tensor_fn, clamp_max_fn,
