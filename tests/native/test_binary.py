@@ -184,3 +184,30 @@ def test_one_value_operand_is_spread_by_the_c_kernel(shape, dtype, n_threads, op
                 got = native.twins(fn)[1](lib, x, y)
             assert got is not NotImplemented
             assert_bits(got, ufunc(x, y))
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_expanded_operands_are_spread_from_their_compact_arrays(op, n_threads):
+    """Views broadcast along some dims (a reduction's result expanded back: a per-row or a
+    per-column value) take the broadcast C form from the array they spread; two such views
+    whose compact arrays would spread to less than the result stay whole (NumPy's)."""
+    fn, ufunc = OPS[op]
+    a0, _ = _operands((64, 1030), np.float32)
+    rows = rand_array((64, 1), np.float32, seed=2)
+    cols = rand_array((1, 1030), np.float32, seed=3)
+    lib = native.library("binary")
+    cases = [(a0, np.broadcast_to(rows, a0.shape)), (np.broadcast_to(cols, a0.shape), a0),
+             (np.broadcast_to(rows, a0.shape), np.broadcast_to(cols, a0.shape))]
+    for x, y in cases:
+        with threads(n_threads):
+            got = native.twins(fn)[1](lib, x, y)
+        assert got is not NotImplemented
+        assert_bits(got, ufunc(x, y))
+    for x, y in [(np.broadcast_to(rows, a0.shape),) * 2,
+                 (one_value(2.5, a0.shape, np.float32), np.broadcast_to(rows, a0.shape)),
+                 (one_value(1.5, a0.shape, np.float32), one_value(-0.0, a0.shape, np.float32))]:
+        got = native.twins(fn)[1](lib, x, y)
+        assert got is NotImplemented or (got.shape == a0.shape and
+                                         np.array_equal(got, ufunc(x, y), equal_nan=True))
+        assert fn.kernel(x, y).shape == a0.shape

@@ -143,7 +143,12 @@ def _native_twin(name: str):
         if params or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or \
                 a.dtype != b.dtype:
             return NotImplemented
-        a, b = one_value(a), one_value(b)
+        if not (a.flags.c_contiguous and b.flags.c_contiguous):
+            ca, cb = compact(a), compact(b)
+            # (both compacted, they could spread to less than the result)
+            if broadcast_shapes(ca.shape, cb.shape) != broadcast_shapes(a.shape, b.shape):
+                return NotImplemented
+            a, b = ca, cb
         if not (a.flags.c_contiguous and b.flags.c_contiguous):
             return NotImplemented
         sfx = calls.SUFFIX.get(a.dtype)
@@ -164,13 +169,14 @@ def _native_twin(name: str):
     return run
 
 
-def one_value(a: np.ndarray) -> np.ndarray:
-    """A view of one value broadcast over a shape (every stride 0: the gradient of a sum or
-    a mean) as its size-1 corner, which the broadcast kernels spread again; `a` itself
-    otherwise."""
-    if a.ndim and not any(a.strides) and a.size > 1:
-        return a[(slice(0, 1),) * a.ndim]
-    return a
+def compact(a: np.ndarray) -> np.ndarray:
+    """A broadcast view (stride 0 along some dims: an expanded gradient of a sum, a
+    reduction's result expanded back) as the smaller array it spreads, size 1 along those
+    dims, which the broadcast kernels spread again; `a` itself otherwise."""
+    if a.flags.c_contiguous or not any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        return a
+    return a[tuple(slice(0, 1) if st == 0 and n > 1 else slice(None)
+                   for st, n in zip(a.strides, a.shape))]
 
 
 @functools.lru_cache(maxsize=512)

@@ -49,7 +49,6 @@ from .reduce import (
     c_order,
     dim_select_meta,
     evenly_distribute_vjp,
-    expand_back,
     masked_share_jvp,
     norm_dims,
     one_dim,
@@ -131,8 +130,10 @@ def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
     from .ternary import where
 
     shape = x._shape
-    g = expand_back(g, shape, dims, keepdim)
-    n = expand_back(out, shape, dims, keepdim)
+    if not keepdim:  # (unsqueezed, not expanded, as PyTorch's: the per-row work stays per row)
+        g = g.reshape(reduced_shape(shape, dims, True))
+        out = out.reshape(reduced_shape(shape, dims, True))
+    n = out
     if ord == 0:
         return x * 0
     if ord == 1:
