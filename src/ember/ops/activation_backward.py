@@ -275,7 +275,7 @@ def _silu_second(v, g, x):
     return v * g * (s * (1 - s)) * (2 + x * (1 - 2 * s))
 
 
-def _def_smooth_rules(m: Member, second) -> None:
+def def_smooth_rules(m: Member, second) -> None:
     """The VJP and JVP of derivative kernel `m`: linear in g (m itself again), and
     `second(v, g, y)` in y."""
     defvjp(m, lambda v, out, g, y: smooth_grad(m, v, y), lambda v, out, g, y: second(v, g, y),
@@ -292,9 +292,9 @@ def _def_smooth_rules(m: Member, second) -> None:
     defjvp(m, jvp)
 
 
-_def_smooth_rules(sigmoid_backward_p, _sigmoid_second)
-_def_smooth_rules(tanh_backward_p, _tanh_second)
-_def_smooth_rules(silu_backward_p, _silu_second)
+def_smooth_rules(sigmoid_backward_p, _sigmoid_second)
+def_smooth_rules(tanh_backward_p, _tanh_second)
+def_smooth_rules(silu_backward_p, _silu_second)
 
 
 # --- hardsigmoid's derivative (PyTorch's hardsigmoid_backward), which has no derivative of

@@ -13,7 +13,14 @@ from .. import native
 from ..native import calls
 from ._common import same_meta
 from ._parallel import elementwise
-from .activation_backward import _backward, _opmath, _zeros_like, activation_backward_p
+from .activation_backward import (
+    _backward,
+    _opmath,
+    _zeros_like,
+    activation_backward_p,
+    def_smooth_rules,
+    smooth_grad,
+)
 from .registry import apply, defjvp, deflower, defvjp
 from .unary import defjvp1, lowp, named_vjp, unary, unary_p
 from .unary_math import erf_p
@@ -295,7 +302,7 @@ gelu_tanh_backward_p = _backward("gelu_tanh_backward", _gelu_tanh_backward_kerne
 
 
 def _gelu_tanh_grad(g, x):
-    return apply(activation_backward_p, g, x, fn=gelu_tanh_backward_p)
+    return smooth_grad(gelu_tanh_backward_p, g, x)
 
 
 def _gelu_tanh_second(v, g, x):
@@ -307,22 +314,8 @@ def _gelu_tanh_second(v, g, x):
     return v * g * ((1 - t * t) * (du - x * t * du * du + 3 * _BETA * _KAPPA * x_sq))
 
 
-defvjp(gelu_tanh_backward_p,
-       lambda v, out, g, x: _gelu_tanh_grad(v, x),
-       lambda v, out, g, x: _gelu_tanh_second(v, g, x),
-       reads=((1,), (0, 1)))
-
-
-def _gelu_tanh_backward_jvp(primals, tangents, out):
-    (g, x), (tg, tx) = primals, tangents
-    parts = ([] if tg is None else [_gelu_tanh_grad(tg, x)]) + (
-        [] if tx is None else [_gelu_tanh_second(tx, g, x)])
-    if not parts:
-        return _zeros_like(out)
-    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
-
-
-defjvp(gelu_tanh_backward_p, _gelu_tanh_backward_jvp)
+# (linear in g, the kernel itself again; in x the second derivative above)
+def_smooth_rules(gelu_tanh_backward_p, _gelu_tanh_second)
 
 
 def _gelu_grad(g, out, x, approximate="none"):
