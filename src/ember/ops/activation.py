@@ -26,6 +26,7 @@ from ..native import calls
 from . import _math_loops
 from ._arg_parser_text import need_tensor, wrong_type
 from ._common import MEMBER_LAYOUT, bounded, select
+from ._piecewise_native import CLAMP, HARDSIGMOID, HARDSWISH, LEAKY, THRESHOLD, piecewise_native
 from ._scalar_value import kernel_number, real_operand, scalar_value
 from .activation_backward import (  # noqa: F401  (the derivative kernels: re-exported)
     activation_backward_p,
@@ -133,8 +134,8 @@ def _smooth_native(kind: int):
         sfx = calls.SUFFIX.get(a.dtype)
         if sfx is None:
             return NotImplemented
-        out = np.empty(a.shape, a.dtype)  # (ascontiguousarray makes a 0-d array 1-d)
-        a = np.ascontiguousarray(a)
+        a = calls.c_order(a)
+        out = np.empty(a.shape, a.dtype)
         calls.entry(lib, f"smooth_{sfx}", [calls.P, calls.P, calls.I64, calls.INT], calls.INT)(
             calls.ptr(a), calls.ptr(out), a.size, kind)
         return out
@@ -169,10 +170,6 @@ deflower(relu_p, "({0} < 0 ? ({T})0 : {0})")  # NaN and -0.0 pass through, as np
 defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_output=True)
 defjvp1(relu_p, lambda t, out, x: threshold_grad(t, out, 0))
 
-# The piecewise activations' one C kernel (csrc/activation.c `piecewise`): its kinds, each
-# the NumPy kernel's operations in order, so the same bits in one pass where NumPy makes
-# one to five (a mask, a product, a select).
-_LEAKY, _THRESHOLD, _CLAMP, _HARDSIGMOID, _HARDSWISH = range(5)
 _PIECEWISE_MIN = 1 << 10  # (under it, NumPy's few passes cost less than a ctypes call)
 
 
@@ -180,18 +177,6 @@ def _as_kernel_number(value, d: np.dtype) -> float:
     """`value` rounded to float32 / float64 `d` as NumPy rounds a number next to an array
     (exactly representable as the double handed to C, which converts it back exactly)."""
     return float(kernel_number(value, d))
-
-
-def _piecewise_native(kind: int, lib, a, p: float = 0.0, q: float = 0.0):
-    """The C kernel of `kind` for a contiguous float32 / float64 `a`, else NotImplemented."""
-    sfx = calls.SUFFIX.get(a.dtype)
-    if sfx is None or not a.flags.c_contiguous:
-        return NotImplemented
-    out = np.empty_like(a)
-    calls.entry(lib, f"piecewise_{sfx}", [calls.P, calls.P, calls.I64, calls.INT, calls.F64,
-                                         calls.F64], calls.INT)(
-        calls.ptr(a), calls.ptr(out), a.size, kind, p, q)
-    return out
 
 
 def _register_loops(prim: Member, body) -> None:
@@ -253,7 +238,7 @@ hardtanh_p = unary("hardtanh", _hardtanh_kernel)
 def _hardtanh_native(lib, a, min_val=-1.0, max_val=1.0):
     if a.dtype.kind != "f":
         return NotImplemented
-    return _piecewise_native(_CLAMP, lib, a, _as_kernel_number(min_val, a.dtype),
+    return piecewise_native(CLAMP, lib, a, _as_kernel_number(min_val, a.dtype),
                              _as_kernel_number(max_val, a.dtype))
 
 
@@ -313,7 +298,7 @@ threshold_p = unary("threshold", _threshold_kernel)
 def _threshold_native(lib, a, threshold, value):
     if a.dtype.kind != "f":
         return NotImplemented
-    return _piecewise_native(_THRESHOLD, lib, a, _as_kernel_number(threshold, a.dtype),
+    return piecewise_native(THRESHOLD, lib, a, _as_kernel_number(threshold, a.dtype),
                              _as_kernel_number(value, a.dtype))
 
 
@@ -479,7 +464,7 @@ leaky_relu_p = unary("leaky_relu", _leaky_relu_kernel)
 
 
 def _leaky_relu_native(lib, a, negative_slope=0.01):
-    return _piecewise_native(_LEAKY, lib, a, _as_kernel_number(negative_slope, a.dtype))
+    return piecewise_native(LEAKY, lib, a, _as_kernel_number(negative_slope, a.dtype))
 
 
 _register_piecewise(leaky_relu_p, _leaky_relu_native)
@@ -614,7 +599,7 @@ def _hardsigmoid_kernel(a):
 
 
 hardsigmoid_p = unary("hardsigmoid", _hardsigmoid_kernel)
-_register_piecewise(hardsigmoid_p, lambda lib, a: _piecewise_native(_HARDSIGMOID, lib, a))
+_register_piecewise(hardsigmoid_p, lambda lib, a: piecewise_native(HARDSIGMOID, lib, a))
 defvjp(hardsigmoid_p, lambda g, out, x: hardsigmoid_grad(g, x))
 defjvp1(hardsigmoid_p, lambda t, out, x: hardsigmoid_grad(t, x))
 
@@ -632,7 +617,7 @@ def _hardswish_kernel(a):
 
 
 hardswish_p = unary("hardswish", _hardswish_kernel)
-_register_piecewise(hardswish_p, lambda lib, a: _piecewise_native(_HARDSWISH, lib, a))
+_register_piecewise(hardswish_p, lambda lib, a: piecewise_native(HARDSWISH, lib, a))
 
 
 def _hardswish_grad(g, out, x):

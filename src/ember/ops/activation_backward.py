@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..native import calls
 from ._batching import front
-from ._common import same_meta
+from ._common import same_meta, select
 from .registry import (
     Family,
     Member,
@@ -307,7 +307,7 @@ _ONE_SIXTH_F32 = float(np.float32(1 / 6))  # (PyTorch's factor, rounded to float
 @_opmath
 def _hardsigmoid_backward_kernel(g, x):
     """g / 6 where -3 < x < 3, else 0 (a NaN x too)."""
-    return np.where((x > -3) & (x < 3), g * g.dtype.type(_ONE_SIXTH_F32), g.dtype.type(0))
+    return select((x > -3) & (x < 3), g * g.dtype.type(_ONE_SIXTH_F32), g.dtype.type(0))
 
 
 hardsigmoid_backward_p = _backward("hardsigmoid_backward", _hardsigmoid_backward_kernel,

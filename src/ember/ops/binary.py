@@ -146,11 +146,10 @@ def _native_twin(name: str):
         if not (a.flags.c_contiguous and b.flags.c_contiguous):
             ca, cb = compact(a), compact(b)
             # (both compacted, they could spread to less than the result)
-            if broadcast_shapes(ca.shape, cb.shape) != broadcast_shapes(a.shape, b.shape):
+            if not (ca.flags.c_contiguous and cb.flags.c_contiguous) or \
+                    broadcast_shapes(ca.shape, cb.shape) != broadcast_shapes(a.shape, b.shape):
                 return NotImplemented
             a, b = ca, cb
-        if not (a.flags.c_contiguous and b.flags.c_contiguous):
-            return NotImplemented
         sfx = calls.SUFFIX.get(a.dtype)
         if sfx is None:
             if a.dtype.itemsize == 2 and a.dtype.kind in "fV" and a.shape == b.shape:

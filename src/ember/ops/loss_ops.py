@@ -154,8 +154,8 @@ def _pointwise_twin(name: str, param: str):
         sfx = calls.suffix(a, b)
         if sfx is None or a.shape != b.shape or type(value) not in (int, float):
             return NotImplemented
-        out = np.empty(a.shape, a.dtype)  # (ascontiguousarray makes a 0-d array 1-d)
-        a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+        a, b = calls.c_order(a), calls.c_order(b)
+        out = np.empty(a.shape, a.dtype)
         calls.entry(lib, f"pointwise_loss_{sfx}", [calls.P] * 3 + [calls.I64, calls.INT,
                                                                    calls.F64], calls.INT)(
             calls.ptr(a), calls.ptr(b), calls.ptr(out), a.size, kind, float(value))

@@ -101,11 +101,15 @@ def reduced_shape(shape, dims, keepdim: bool) -> tuple[int, ...]:
     return tuple(n for i, n in enumerate(shape) if i not in dims)
 
 
+def unsqueeze_back(g: Tensor, in_shape, dims, keepdim: bool) -> Tensor:
+    """A reduction's result or gradient with its reduced dims back as size 1 (broadcasting
+    against the input, as PyTorch's unsqueeze_multiple)."""
+    return g if keepdim else g.reshape(reduced_shape(in_shape, dims, True))
+
+
 def expand_back(g: Tensor, in_shape, dims, keepdim: bool) -> Tensor:
     """Undo a reduction's shape change on a gradient: unsqueeze, then expand."""
-    if not keepdim:
-        g = g.reshape(reduced_shape(in_shape, dims, True))
-    return g.expand(in_shape)
+    return unsqueeze_back(g, in_shape, dims, keepdim).expand(in_shape)
 
 
 def _axis(a, dims):

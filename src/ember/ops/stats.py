@@ -60,6 +60,7 @@ from .reduce import (
     reduction,
     return_type,
     select_vjp,
+    unsqueeze_back,
 )
 from .registry import (
     Primitive,
@@ -129,11 +130,9 @@ def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
     # backward stays finite where the norm (or an element) is zero.
     from .ternary import where
 
-    shape = x._shape
-    if not keepdim:  # (unsqueezed, not expanded, as PyTorch's: the per-row work stays per row)
-        g = g.reshape(reduced_shape(shape, dims, True))
-        out = out.reshape(reduced_shape(shape, dims, True))
-    n = out
+    # (unsqueezed, not expanded, as PyTorch's: the per-row work stays per row)
+    g = unsqueeze_back(g, x._shape, dims, keepdim)
+    n = unsqueeze_back(out, x._shape, dims, keepdim)
     if ord == 0:
         return x * 0
     if ord == 1:

@@ -13,7 +13,6 @@ from .. import native
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
-from ..native import calls
 from . import _multiply_add as multiply_add
 from ._arg_parser_text import (
     called_as_method,
@@ -39,6 +38,7 @@ from ._common import (
 )
 from ._dynamic_shape import refuse_batched
 from ._half_casts import cast, widen
+from ._piecewise_native import CLAMP, piecewise_native
 from ._pointwise import batch_pointwise, shaped, tangent_sum
 from ._scalar_value import (
     _python_number,
@@ -254,6 +254,8 @@ clamp_max_fn = Member(ternary_p, "clamp_max", _clamp_kernel, _meta3,
                       grad_name="ClampMaxBackward0")
 clamp_max_tensor_fn = Member(ternary_p, "clamp_max_tensor", _clamp_kernel, _meta3,
                              grad_name="ClampMaxBackward1")
+
+
 def _c_bound(bound, x) -> bool:
     """Whether csrc/activation.c's clamp takes `bound` as the NumPy kernel does: None, or a
     Python number that is not NaN, in x's dtype (rounded to it from a double as NumPy rounds
@@ -266,7 +268,6 @@ def _c_bound(bound, x) -> bool:
     return np.result_type(bound, x) == x.dtype
 
 
-_C_CLAMP = 2  # (csrc/activation.c's EMBER_CLAMP, the piecewise kind hardtanh uses)
 _CLAMP_NATIVE_MIN = 1 << 10  # (as the piecewise activations': below, NumPy's pass is cheaper)
 
 
@@ -274,15 +275,10 @@ def _clamp_native(lib, x, lo=None, hi=None):
     """clamp by number bounds in one C pass over the kernel threads (hardtanh's kernel: the
     bound-first compares, x kept on a tie and NaN x kept, so the NumPy kernel's bits), for a
     C-order float32 / float64 input; NumPy's np.clip runs on one thread."""
-    sfx = calls.SUFFIX.get(x.dtype) if x.__class__ is np.ndarray else None
-    if sfx is None or not x.flags.c_contiguous or not (_c_bound(lo, x) and _c_bound(hi, x)):
+    if not (_c_bound(lo, x) and _c_bound(hi, x)):
         return NotImplemented
-    out = np.empty_like(x)
-    calls.entry(lib, f"piecewise_{sfx}", [calls.P, calls.P, calls.I64, calls.INT, calls.F64,
-                                         calls.F64], calls.INT)(
-        calls.ptr(x), calls.ptr(out), x.size, _C_CLAMP, -np.inf if lo is None else float(lo),
-        np.inf if hi is None else float(hi))
-    return out
+    return piecewise_native(CLAMP, lib, x, -np.inf if lo is None else float(lo),
+                            np.inf if hi is None else float(hi))
 
 
 for _fn in (clamp_fn, clamp_min_fn, clamp_max_fn):
